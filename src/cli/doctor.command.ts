@@ -1,0 +1,37 @@
+import { NestFactory } from '@nestjs/core';
+import type { ServiceEnvironment } from '../config/environment.js';
+import { CoreModule } from '../core.module.js';
+import { FindingsService, type FindingsResponse } from '../findings/findings.service.js';
+import { StartupProbesService } from '../findings/startup-probes.service.js';
+import type { PreflightCheck, PreflightReport } from '../health/preflight.js';
+import { PreflightService } from '../health/preflight.service.js';
+
+export interface DoctorReport extends FindingsResponse {
+  preflight: PreflightReport & { checks: PreflightCheck[] };
+}
+
+/** Runs the same startup probes the server runs, for one configuration file. */
+export async function doctor(env: ServiceEnvironment): Promise<DoctorReport> {
+  const app = await NestFactory.createApplicationContext(CoreModule.register(env), { logger: false, abortOnError: false });
+  try {
+    await app.get(StartupProbesService).runAll();
+    const preflight = app.get(PreflightService);
+    return { ...app.get(FindingsService).response(), preflight: { ...preflight.report(), checks: preflight.list() } };
+  } finally {
+    await app.close();
+  }
+}
+
+export function formatDoctor(report: DoctorReport, configPath: string): string {
+  const lines = [`pipeline-service doctor: ${configPath}`, '', 'Preflight checks:'];
+  for (const c of report.preflight.checks) {
+    lines.push(`  ${c.status.toUpperCase().padEnd(4)} ${c.name.padEnd(16)} ${c.message}`);
+    if (c.fix_hint) lines.push(`       ${''.padEnd(16)} fix: ${c.fix_hint}`);
+  }
+  lines.push('', `Findings: ${report.blocking} blocking, ${report.advisory} advisory`);
+  for (const f of report.findings) {
+    const where = [f.project && `project ${f.project}`, f.trigger && `trigger ${f.trigger}`, f.field && `field ${f.field}`].filter(Boolean).join(', ');
+    lines.push(`  [${f.severity}] ${f.subsystem}${where ? ` (${where})` : ''}: ${f.reason}`);
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,44 @@
+import 'reflect-metadata';
+import { parseArgs } from 'node:util';
+import { readEnvironment } from '../config/environment.js';
+import { doctor, formatDoctor } from './doctor.command.js';
+import { migrate } from './migrate.command.js';
+
+const USAGE = `usage:
+  pipeline-service doctor [--config FILE] [--json]   print findings and preflight checks; exit 1 when anything blocks
+  pipeline-service migrate                           apply database migrations and exit`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  const env = readEnvironment();
+  switch (command) {
+    case 'doctor': {
+      const { values } = parseArgs({ args: rest, options: { config: { type: 'string' }, json: { type: 'boolean' } } });
+      const target = { ...env, configPath: values.config ?? env.configPath };
+      const report = await doctor(target);
+      console.log(values.json ? JSON.stringify(report, null, 2) : formatDoctor(report, target.configPath));
+      return report.blocking > 0 ? 1 : 0;
+    }
+    case 'migrate': {
+      const applied = await migrate(env);
+      console.log(applied.length === 0 ? 'database is up to date' : `applied ${applied.length} migration(s): ${applied.join(', ')}`);
+      return 0;
+    }
+    case undefined:
+    case 'help':
+    case '--help':
+      console.log(USAGE);
+      return command === undefined ? 2 : 0;
+    default:
+      console.error(`unknown command: ${command}\n${USAGE}`);
+      return 2;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(`pipeline-service: ${(error as Error).message}`);
+    process.exit(1);
+  },
+);

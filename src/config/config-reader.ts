@@ -1,0 +1,131 @@
+import { type Finding, FindingSubsystem, finding } from '../findings/finding.js';
+import { resolveReferences } from './secret-references.js';
+
+type Plain = Record<string, unknown>;
+
+export function isPlainObject(value: unknown): value is Plain {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Where a value sits, so each finding names its project, trigger and field. */
+export interface Location {
+  project?: string;
+  trigger?: string;
+  /** Dotted path from the file's root, e.g. `projects.shop.repos[0].url`. */
+  path: string;
+}
+
+/**
+ * Reads typed values out of one parsed YAML object. A bad value never throws: it becomes a
+ * `configuration` finding at its exact location and the caller's default stands.
+ */
+export class ConfigReader {
+  constructor(
+    readonly findings: Finding[],
+    private readonly secrets: Readonly<Record<string, string>>,
+    private readonly env: Readonly<Record<string, string | undefined>>,
+  ) {}
+
+  problem(where: Location, reason: string, severity: 'blocking' | 'advisory' = 'blocking'): void {
+    this.findings.push(
+      finding(FindingSubsystem.Configuration, severity, reason, {
+        project: where.project ?? null,
+        trigger: where.trigger ?? null,
+        field: where.path,
+      }),
+    );
+  }
+
+  at(where: Location, key: string): Location {
+    const sep = key.startsWith('[') || !where.path ? '' : '.';
+    return { ...where, path: `${where.path}${sep}${key}` };
+  }
+
+  /** The object at `where`, or an empty one (with a finding when something else stood there). */
+  block(value: unknown, where: Location, known: readonly string[]): Plain {
+    if (value === undefined || value === null) return {};
+    if (!isPlainObject(value)) {
+      this.problem(where, `${where.path} must be a mapping; it was ignored`);
+      return {};
+    }
+    for (const key of Object.keys(value)) {
+      if (!known.includes(key)) this.problem(this.at(where, key), `unknown key "${key}" was ignored`, 'advisory');
+    }
+    return value;
+  }
+
+  /** A string with `${NAME}` references resolved; unresolved → null (unconfigured). */
+  string(value: unknown, where: Location, opts: { secret?: boolean } = {}): string | null {
+    if (value === undefined || value === null) return null;
+    if (typeof value === 'number' || typeof value === 'boolean') value = String(value);
+    if (typeof value !== 'string') {
+      this.problem(where, `${where.path} must be a string`);
+      return null;
+    }
+    const resolved = resolveReferences(value, this.secrets, this.env);
+    if ('unresolved' in resolved) {
+      const names = resolved.unresolved.join(', ');
+      const consequence = opts.secret ? '; it counts as unconfigured' : '; the value is unset';
+      this.problem(where, `${where.path} references ${names}, which is set neither under secrets: nor in the environment${consequence}`,
+        opts.secret ? 'blocking' : 'advisory');
+      return null;
+    }
+    return resolved.value === '' ? null : resolved.value;
+  }
+
+  boolean(value: unknown, where: Location, fallback: boolean): boolean {
+    if (value === undefined || value === null) return fallback;
+    if (typeof value === 'boolean') return value;
+    if (typeof value === 'string' && /^(true|false)$/i.test(value.trim())) return value.trim().toLowerCase() === 'true';
+    this.problem(where, `${where.path} must be true or false; using ${fallback}`);
+    return fallback;
+  }
+
+  integer(value: unknown, where: Location, fallback: number, min = 0): number {
+    if (value === undefined || value === null) return fallback;
+    const n = typeof value === 'string' ? Number(value) : value;
+    if (typeof n === 'number' && Number.isInteger(n) && n >= min) return n;
+    this.problem(where, `${where.path} must be an integer ≥ ${min}; using ${fallback}`);
+    return fallback;
+  }
+
+  stringList(value: unknown, where: Location): string[] {
+    if (value === undefined || value === null) return [];
+    const items = typeof value === 'string' ? [value] : value;
+    if (!Array.isArray(items)) {
+      this.problem(where, `${where.path} must be a list of strings`);
+      return [];
+    }
+    const out: string[] = [];
+    items.forEach((item, i) => {
+      const s = this.string(item, this.at(where, `[${i}]`));
+      if (s !== null) out.push(s);
+    });
+    return out;
+  }
+
+  stringMap(value: unknown, where: Location): Record<string, string> {
+    if (value === undefined || value === null) return {};
+    if (!isPlainObject(value)) {
+      this.problem(where, `${where.path} must be a mapping of names to strings`);
+      return {};
+    }
+    const out: Record<string, string> = {};
+    for (const [key, item] of Object.entries(value)) {
+      const s = this.string(item, this.at(where, key));
+      if (s !== null) out[key] = s;
+    }
+    return out;
+  }
+
+  listMap(value: unknown, where: Location): Record<string, string[]> {
+    if (value === undefined || value === null) return {};
+    if (!isPlainObject(value)) {
+      this.problem(where, `${where.path} must be a mapping of names to lists`);
+      return {};
+    }
+    const out: Record<string, string[]> = {};
+    for (const [key, item] of Object.entries(value)) out[key] = this.stringList(item, this.at(where, key));
+    return out;
+  }
+}

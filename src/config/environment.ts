@@ -1,0 +1,70 @@
+/**
+ * The one place that reads `process.env`. Everything else receives a `ServiceEnvironment`, so
+ * tests and the CLI can pass their own and nothing depends on ambient state.
+ */
+export interface ServiceEnvironment {
+  port: number;
+  host: string;
+  configPath: string;
+  databaseUrl: string | null;
+  dataDir: string;
+  kvstoreUrl: string | null;
+  logLevel: string;
+  adminGrant: string | null;
+  /** SERVICE_AUTH_* values present in the environment (field → value). */
+  auth: Partial<Record<AuthEnvField, string>>;
+  webhookSecrets: {
+    platform_a_secret: string | null;
+    platform_b_secret: string | null;
+    platform_c_secret: string | null;
+    platform_d_secret: string | null;
+  };
+  /** The raw variables, for `${NAME}` references in the bootstrap file. */
+  variables: Readonly<Record<string, string | undefined>>;
+}
+
+export const AUTH_ENV_VARIABLES = {
+  authority: 'SERVICE_AUTH_AUTHORITY',
+  audience: 'SERVICE_AUTH_AUDIENCE',
+  enforce: 'SERVICE_AUTH_ENFORCE',
+  role_claim: 'SERVICE_AUTH_ROLE_CLAIM',
+  group_claim: 'SERVICE_AUTH_GROUP_CLAIM',
+  name_claim: 'SERVICE_AUTH_NAME_CLAIM',
+  client_id: 'SERVICE_AUTH_CLIENT_ID',
+  scopes: 'SERVICE_AUTH_SCOPES',
+  redirect_path: 'SERVICE_AUTH_REDIRECT_PATH',
+} as const;
+export type AuthEnvField = keyof typeof AUTH_ENV_VARIABLES;
+
+const DEFAULT_PORT = 8081;
+
+function nonEmpty(value: string | undefined): string | null {
+  return value === undefined || value.trim() === '' ? null : value;
+}
+
+export function readEnvironment(env: Readonly<Record<string, string | undefined>> = process.env): ServiceEnvironment {
+  const auth: Partial<Record<AuthEnvField, string>> = {};
+  for (const [field, name] of Object.entries(AUTH_ENV_VARIABLES) as [AuthEnvField, string][]) {
+    const value = nonEmpty(env[name]);
+    if (value !== null) auth[field] = value;
+  }
+  const port = Number.parseInt(env.PORT ?? '', 10);
+  return {
+    port: Number.isInteger(port) && port >= 0 && port < 65536 ? port : DEFAULT_PORT,
+    host: nonEmpty(env.HOST) ?? '0.0.0.0',
+    configPath: nonEmpty(env.SERVICE_CONFIG) ?? 'config/service.yml',
+    databaseUrl: nonEmpty(env.DATABASE_URL),
+    dataDir: nonEmpty(env.SERVICE_DATA_DIR) ?? './data',
+    kvstoreUrl: nonEmpty(env.KVSTORE_URL),
+    logLevel: nonEmpty(env.LOG_LEVEL) ?? 'info',
+    adminGrant: nonEmpty(env.SERVICE_ADMIN_GRANT),
+    auth,
+    webhookSecrets: {
+      platform_a_secret: nonEmpty(env.PLATFORM_A_WEBHOOK_SECRET),
+      platform_b_secret: nonEmpty(env.PLATFORM_B_WEBHOOK_TOKEN) ?? nonEmpty(env.PLATFORM_B_WEBHOOK_SECRET),
+      platform_c_secret: nonEmpty(env.PLATFORM_C_WEBHOOK_SECRET),
+      platform_d_secret: nonEmpty(env.PLATFORM_D_WEBHOOK_SECRET),
+    },
+    variables: { ...env },
+  };
+}

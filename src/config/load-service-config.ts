@@ -1,0 +1,198 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { BUILT_IN_PIPELINES } from '../common/pipeline-name.js';
+import { type Finding, FindingSubsystem, finding } from '../findings/finding.js';
+import { ConfigReader, type Location, isPlainObject } from './config-reader.js';
+import { AUTH_ENV_VARIABLES, type AuthEnvField, type ServiceEnvironment } from './environment.js';
+import { readProject } from './project-config.reader.js';
+import { parseCpu, parseMemory } from './quantities.js';
+import {
+  type AuthConfig, type CapacityConfig, type CommandPipelineConfig, DEFAULT_AUTH_CLAIMS, DEFAULT_QUEUE, DEFAULT_SANDBOX,
+  type QueueConfig, SandboxBackendKind, type SandboxConfig, type ServiceConfig, defaultServiceConfig,
+} from './service-config.js';
+
+export interface LoadedConfig {
+  config: ServiceConfig;
+  /** `config-file` and `configuration` findings of this load. */
+  findings: Finding[];
+  /** Absolute path of the bootstrap file, and whether it was there. */
+  file: { path: string; present: boolean };
+}
+
+const ROOT_KEYS = ['auth', 'webhooks', 'secrets', 'queue', 'pipelines', 'capacity', 'sandbox', 'projects', 'observation_retention_days'];
+
+/** Loads the bootstrap file with the environment. Never throws: every problem is a finding. */
+export function loadServiceConfig(env: ServiceEnvironment, configPath = env.configPath): LoadedConfig {
+  const path = isAbsolute(configPath) ? configPath : resolve(configPath);
+  const findings: Finding[] = [];
+  let raw: unknown = {};
+  const present = existsSync(path);
+  if (!present) {
+    findings.push(finding(FindingSubsystem.ConfigFile, 'advisory',
+      `bootstrap file ${path} not found; the server runs on built-in defaults`, { field: 'SERVICE_CONFIG' }));
+  } else {
+    try {
+      raw = parseYaml(readFileSync(path, 'utf8')) ?? {};
+    } catch (error) {
+      findings.push(finding(FindingSubsystem.Configuration, 'blocking',
+        `${path} could not be read as YAML (${(error as Error).message.split('\n')[0]}); the server runs on built-in defaults`,
+        { field: 'SERVICE_CONFIG' }));
+      raw = {};
+    }
+  }
+  const config = buildConfig(raw, env, findings);
+  return { config, findings, file: { path, present } };
+}
+
+/** Pure: parsed YAML + environment → typed configuration; problems appended to `findings`. */
+export function buildConfig(raw: unknown, env: ServiceEnvironment, findings: Finding[]): ServiceConfig {
+  const config = defaultServiceConfig();
+  const bootstrap = new ConfigReader(findings, {}, env.variables);
+  const root = bootstrap.block(raw, { path: '' }, ROOT_KEYS);
+  if (raw !== null && raw !== undefined && !isPlainObject(raw)) {
+    findings.push(finding(FindingSubsystem.Configuration, 'blocking', 'the bootstrap file must be a mapping at its top level; it was ignored'));
+  }
+  // secrets: resolve against the environment only; everything else sees them first.
+  config.secrets = bootstrap.stringMap(root.secrets, { path: 'secrets' });
+  const r = new ConfigReader(findings, config.secrets, env.variables);
+
+  config.auth = readAuth(r, root.auth, env);
+  config.webhooks = readWebhooks(r, root.webhooks, env);
+  config.queue = readQueue(r, root.queue);
+  config.pipelines = readPipelines(r, root.pipelines);
+  config.capacity = readCapacity(r, root.capacity);
+  config.sandbox = readSandbox(r, root.sandbox);
+  config.observation_retention_days = r.integer(root.observation_retention_days, { path: 'observation_retention_days' }, 90, 1);
+  const projects = r.block(root.projects, { path: 'projects' }, Object.keys(isPlainObject(root.projects) ? root.projects : {}));
+  for (const [name, value] of Object.entries(projects)) {
+    const project = readProject(r, name, value);
+    if (project) config.projects[name] = project;
+  }
+  checkPipelineReferences(r, config);
+  return config;
+}
+
+function readAuth(r: ConfigReader, raw: unknown, env: ServiceEnvironment): AuthConfig | null {
+  const where: Location = { path: 'auth' };
+  const keys = ['authority', 'audience', 'enforce', 'role_claim', 'group_claim', 'name_claim', 'group_roles', 'roles'];
+  const b = r.block(raw, where, keys);
+  const fromEnv = env.auth;
+  // Spec: leaving the block out means nothing authenticates; one environment variable alone creates it.
+  if (raw === undefined || raw === null) {
+    const bootstrapVars: AuthEnvField[] = ['authority', 'audience', 'enforce', 'role_claim', 'group_claim', 'name_claim'];
+    if (!bootstrapVars.some((f) => fromEnv[f] !== undefined)) return null;
+  }
+  const pick = (field: AuthEnvField) => (fromEnv[field] !== undefined ? fromEnv[field] : b[field]);
+  const fieldAt = (field: AuthEnvField): Location =>
+    fromEnv[field] !== undefined ? { path: AUTH_ENV_VARIABLES[field] } : r.at(where, field);
+  return {
+    authority: r.string(pick('authority'), fieldAt('authority')),
+    audience: r.string(pick('audience'), fieldAt('audience')),
+    enforce: r.boolean(pick('enforce'), fieldAt('enforce'), false),
+    role_claim: r.string(pick('role_claim'), fieldAt('role_claim')) ?? DEFAULT_AUTH_CLAIMS.role_claim,
+    group_claim: r.string(pick('group_claim'), fieldAt('group_claim')) ?? DEFAULT_AUTH_CLAIMS.group_claim,
+    name_claim: r.string(pick('name_claim'), fieldAt('name_claim')) ?? DEFAULT_AUTH_CLAIMS.name_claim,
+    group_roles: r.listMap(b.group_roles, r.at(where, 'group_roles')),
+    roles: r.listMap(b.roles, r.at(where, 'roles')),
+    client_id: fromEnv.client_id ?? null,
+    scopes: fromEnv.scopes ?? null,
+    redirect_path: fromEnv.redirect_path ?? null,
+  };
+}
+
+function readWebhooks(r: ConfigReader, raw: unknown, env: ServiceEnvironment): ServiceConfig['webhooks'] {
+  const keys = ['platform_a_secret', 'platform_b_secret', 'platform_c_secret', 'platform_d_secret'] as const;
+  const b = r.block(raw, { path: 'webhooks' }, keys);
+  const out = { ...env.webhookSecrets };
+  for (const key of keys) {
+    if (b[key] !== undefined) out[key] = r.string(b[key], { path: `webhooks.${key}` }, { secret: true });
+  }
+  return out;
+}
+
+function readQueue(r: ConfigReader, raw: unknown): QueueConfig {
+  const where: Location = { path: 'queue' };
+  const b = r.block(raw, where, Object.keys(DEFAULT_QUEUE));
+  const q = { ...DEFAULT_QUEUE };
+  for (const key of Object.keys(DEFAULT_QUEUE) as (keyof QueueConfig)[]) {
+    if (key === 'key_prefix') q.key_prefix = r.string(b.key_prefix, r.at(where, key)) ?? DEFAULT_QUEUE.key_prefix;
+    else q[key] = r.integer(b[key], r.at(where, key), DEFAULT_QUEUE[key], 1);
+  }
+  return q;
+}
+
+function readPipelines(r: ConfigReader, raw: unknown): Record<string, CommandPipelineConfig> {
+  const where: Location = { path: 'pipelines' };
+  const b = r.block(raw, where, Object.keys(isPlainObject(raw) ? raw : {}));
+  const out: Record<string, CommandPipelineConfig> = {};
+  for (const [name, value] of Object.entries(b)) {
+    const at = r.at(where, name);
+    if (BUILT_IN_PIPELINES.includes(name)) {
+      r.problem(at, `pipeline ${name} is built in and cannot be redefined; the entry was ignored`);
+      continue;
+    }
+    const p = r.block(value, at, ['commands', 'timeout_seconds']);
+    const commands = r.stringList(p.commands, r.at(at, 'commands'));
+    if (commands.length === 0) {
+      r.problem(at, `pipeline ${name} needs at least one command; it was not loaded`);
+      continue;
+    }
+    out[name] = { commands, timeout_seconds: r.integer(p.timeout_seconds, r.at(at, 'timeout_seconds'), 900, 1) };
+  }
+  return out;
+}
+
+function readCapacity(r: ConfigReader, raw: unknown): CapacityConfig | null {
+  if (raw === undefined || raw === null) return null;
+  const where: Location = { path: 'capacity' };
+  const b = r.block(raw, where, ['cpu', 'memory']);
+  const cpu = b.cpu === undefined ? Number.POSITIVE_INFINITY : parseCpu(b.cpu);
+  const memory = b.memory === undefined ? Number.POSITIVE_INFINITY : parseMemory(b.memory);
+  if (cpu === null) r.problem(r.at(where, 'cpu'), 'capacity.cpu must be a number of cores such as 8 or 500m; capacity is unbounded');
+  if (memory === null) r.problem(r.at(where, 'memory'), 'capacity.memory must be a quantity such as 16Gi; capacity is unbounded');
+  if (cpu === null || memory === null) return null;
+  return { cpu, memory };
+}
+
+function readSandbox(r: ConfigReader, raw: unknown): SandboxConfig {
+  const where: Location = { path: 'sandbox' };
+  const b = r.block(raw, where, ['backend', 'image', 'cpu', 'memory', 'agent_version']);
+  const s = { ...DEFAULT_SANDBOX };
+  const backend = r.string(b.backend, r.at(where, 'backend'));
+  const kinds = Object.values(SandboxBackendKind) as string[];
+  if (backend !== null) {
+    if (kinds.includes(backend)) s.backend = backend as SandboxConfig['backend'];
+    else r.problem(r.at(where, 'backend'), `sandbox.backend must be one of ${kinds.join(', ')}; using ${s.backend}`);
+  }
+  s.image = r.string(b.image, r.at(where, 'image')) ?? s.image;
+  if (b.cpu !== undefined) {
+    const cpu = parseCpu(b.cpu);
+    if (cpu === null) r.problem(r.at(where, 'cpu'), `sandbox.cpu must be cores such as 1 or 500m; using ${s.cpu}`);
+    else s.cpu = cpu;
+  }
+  if (b.memory !== undefined) {
+    const memory = parseMemory(b.memory);
+    if (memory === null) r.problem(r.at(where, 'memory'), 'sandbox.memory must be a quantity such as 2Gi; using 2Gi');
+    else s.memory = memory;
+  }
+  s.agent_version = r.string(b.agent_version, r.at(where, 'agent_version'));
+  return s;
+}
+
+/** A trigger naming a pipeline that does not exist would reject every delivery: say so up front. */
+function checkPipelineReferences(r: ConfigReader, config: ServiceConfig): void {
+  const known = new Set([...BUILT_IN_PIPELINES, ...Object.keys(config.pipelines)]);
+  for (const project of Object.values(config.projects)) {
+    for (const [platform, trigger] of Object.entries(project.triggers)) {
+      const key = `platform_${platform.slice(-1)}_trigger`;
+      const at: Location = { project: project.name, trigger: key, path: `projects.${project.name}.${key}` };
+      if (trigger.default_pipeline && !known.has(trigger.default_pipeline)) {
+        r.problem(r.at(at, 'default_pipeline'), `default_pipeline names unknown pipeline ${trigger.default_pipeline}`);
+      }
+      for (const [label, pipeline] of Object.entries(trigger.pipeline_from_label)) {
+        if (!known.has(pipeline)) r.problem(r.at(at, `pipeline_from_label.${label}`), `label ${label} names unknown pipeline ${pipeline}`);
+      }
+    }
+  }
+}

@@ -1,0 +1,94 @@
+import { ALL_PLATFORMS, type Platform, isPlatform, triggerKeyOf } from '../platforms/platform.js';
+import type { ConfigReader, Location } from './config-reader.js';
+import type { PrCommandsConfig, ProjectConfig, RepoConfig, TriggerConfig } from './service-config.js';
+
+const PROJECT_KEYS = ['tracker', 'repos', 'pr_commands', ...ALL_PLATFORMS.map(triggerKeyOf)];
+const REPO_KEYS = ['name', 'platform', 'url', 'api_url', 'path_prefix', 'auth_secret'];
+const TRIGGER_KEYS = [
+  'trigger_statuses', 'pipeline_from_label', 'default_pipeline', 'done_status', 'comment_keyword',
+  'pr_trigger_label', 'needs_clarification_status', 'organization_url', 'team_project', 'site_url',
+  'project_key', 'secret', 'credentials',
+];
+const PR_COMMAND_KEYS = ['enabled', 'require_member', 'allowed_pipelines'];
+
+/** One project; null when it cannot be routed at all (no valid tracker). */
+export function readProject(r: ConfigReader, name: string, raw: unknown): ProjectConfig | null {
+  const where: Location = { project: name, path: `projects.${name}` };
+  const block = r.block(raw, where, PROJECT_KEYS);
+  const trackerRaw = r.string(block.tracker, r.at(where, 'tracker'));
+  if (!isPlatform(trackerRaw)) {
+    r.problem(r.at(where, 'tracker'), `project ${name} needs tracker: one of ${ALL_PLATFORMS.join(', ')}; the project was not loaded`);
+    return null;
+  }
+  const triggers: Partial<Record<Platform, TriggerConfig>> = {};
+  for (const platform of ALL_PLATFORMS) {
+    const key = triggerKeyOf(platform);
+    if (block[key] !== undefined) triggers[platform] = readTrigger(r, { project: name, trigger: key, path: `${where.path}.${key}` }, block[key]);
+  }
+  return {
+    name,
+    tracker: trackerRaw,
+    repos: readRepos(r, r.at(where, 'repos'), block.repos),
+    triggers,
+    pr_commands: readPrCommands(r, r.at(where, 'pr_commands'), block.pr_commands),
+  };
+}
+
+function readRepos(r: ConfigReader, where: Location, raw: unknown): RepoConfig[] {
+  if (raw === undefined || raw === null) return [];
+  if (!Array.isArray(raw)) {
+    r.problem(where, `${where.path} must be a list of repositories`);
+    return [];
+  }
+  const repos: RepoConfig[] = [];
+  raw.forEach((item, i) => {
+    const at = r.at(where, `[${i}]`);
+    const block = r.block(item, at, REPO_KEYS);
+    const name = r.string(block.name, r.at(at, 'name'));
+    const platform = r.string(block.platform, r.at(at, 'platform'));
+    const url = r.string(block.url, r.at(at, 'url'));
+    if (!name || !url || !isPlatform(platform)) {
+      r.problem(at, `repository ${i} needs name, url and platform (one of ${ALL_PLATFORMS.join(', ')}); it was not loaded`);
+      return;
+    }
+    repos.push({
+      name,
+      platform,
+      url,
+      api_url: r.string(block.api_url, r.at(at, 'api_url')),
+      path_prefix: r.string(block.path_prefix, r.at(at, 'path_prefix')) ?? '',
+      auth_secret: r.string(block.auth_secret, r.at(at, 'auth_secret'), { secret: true }),
+    });
+  });
+  return repos;
+}
+
+function readTrigger(r: ConfigReader, where: Location, raw: unknown): TriggerConfig {
+  const b = r.block(raw, where, TRIGGER_KEYS);
+  const s = (key: string, secret = false) => r.string(b[key], r.at(where, key), { secret });
+  return {
+    trigger_statuses: r.stringList(b.trigger_statuses, r.at(where, 'trigger_statuses')),
+    pipeline_from_label: r.stringMap(b.pipeline_from_label, r.at(where, 'pipeline_from_label')),
+    default_pipeline: s('default_pipeline'),
+    done_status: s('done_status'),
+    comment_keyword: s('comment_keyword'),
+    pr_trigger_label: s('pr_trigger_label'),
+    needs_clarification_status: s('needs_clarification_status'),
+    organization_url: s('organization_url'),
+    team_project: s('team_project'),
+    site_url: s('site_url'),
+    project_key: s('project_key'),
+    secret: s('secret', true),
+    credentials: s('credentials', true),
+  };
+}
+
+function readPrCommands(r: ConfigReader, where: Location, raw: unknown): PrCommandsConfig {
+  const b = r.block(raw, where, PR_COMMAND_KEYS);
+  return {
+    enabled: r.boolean(b.enabled, r.at(where, 'enabled'), false),
+    require_member: r.boolean(b.require_member, r.at(where, 'require_member'), true),
+    allowed_pipelines: b.allowed_pipelines === undefined ? null : r.stringList(b.allowed_pipelines, r.at(where, 'allowed_pipelines')),
+  };
+}
+

@@ -1,0 +1,25 @@
+/** Kubernetes-style quantities, since operators write capacity the way their clusters do. */
+const MEMORY_UNITS: Record<string, number> = {
+  '': 1, k: 1e3, K: 1e3, M: 1e6, G: 1e9, T: 1e12,
+  Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3, Ti: 1024 ** 4,
+};
+
+/** "16Gi" → bytes; a bare number is bytes. null when unparseable. */
+export function parseMemory(value: unknown): number | null {
+  if (typeof value === 'number') return Number.isFinite(value) && value > 0 ? value : null;
+  if (typeof value !== 'string') return null;
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([kKMGT]i?|)\s*$/.exec(value);
+  if (!match) return null;
+  const unit = MEMORY_UNITS[match[2]];
+  return unit === undefined ? null : Math.round(Number(match[1]) * unit);
+}
+
+/** "500m" → 0.5 cores; a bare number is cores. null when unparseable. */
+export function parseCpu(value: unknown): number | null {
+  if (typeof value === 'number') return Number.isFinite(value) && value > 0 ? value : null;
+  if (typeof value !== 'string') return null;
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(m?)\s*$/.exec(value);
+  if (!match) return null;
+  const cores = Number(match[1]) / (match[2] === 'm' ? 1000 : 1);
+  return cores > 0 ? cores : null;
+}

@@ -1,0 +1,30 @@
+/**
+ * `${NAME}` resolution (spec: "A `${NAME}` reference resolves first against the `secrets:` map,
+ * then against the environment variable of that name; a reference that resolves to nothing
+ * counts as unconfigured").
+ */
+const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+export type Resolution = { value: string } | { unresolved: string[] };
+
+export function resolveReferences(
+  raw: string,
+  secrets: Readonly<Record<string, string>>,
+  env: Readonly<Record<string, string | undefined>>,
+): Resolution {
+  const unresolved: string[] = [];
+  const value = raw.replace(REFERENCE, (_match, name: string) => {
+    const found = secrets[name] ?? env[name];
+    if (found === undefined || found === '') {
+      unresolved.push(name);
+      return '';
+    }
+    return found;
+  });
+  return unresolved.length > 0 ? { unresolved } : { value };
+}
+
+export function hasReference(raw: string): boolean {
+  REFERENCE.lastIndex = 0;
+  return REFERENCE.test(raw);
+}

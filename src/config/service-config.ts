@@ -1,0 +1,167 @@
+import type { Platform } from '../platforms/platform.js';
+
+/**
+ * The validated, typed configuration every module reads. Produced once per load by
+ * `loadServiceConfig` (defaults < file < environment); nothing else parses YAML or reads the
+ * environment. Secret values appear here resolved; `SecretValue` keeps them out of logs.
+ */
+
+export const SandboxBackendKind = {
+  InProcess: 'in-process',
+  ContainerEngine: 'container-engine',
+  ContainerOrchestrator: 'container-orchestrator',
+} as const;
+export type SandboxBackendKind = (typeof SandboxBackendKind)[keyof typeof SandboxBackendKind];
+
+export interface AuthConfig {
+  authority: string | null;
+  audience: string | null;
+  enforce: boolean;
+  role_claim: string;
+  group_claim: string;
+  name_claim: string;
+  /** Imported once into the database (spec rule 13); afterwards ignored. */
+  group_roles: Record<string, string[]>;
+  /** Custom roles imported once; afterwards ignored. */
+  roles: Record<string, string[]>;
+  /** The dashboard's own OIDC client settings (read from the environment only). */
+  client_id: string | null;
+  scopes: string | null;
+  redirect_path: string | null;
+}
+
+export interface WebhookSecrets {
+  platform_a_secret: string | null;
+  platform_b_secret: string | null;
+  platform_c_secret: string | null;
+  platform_d_secret: string | null;
+}
+
+export interface QueueConfig {
+  redis_retry_interval_seconds: number;
+  max_parallel_runs: number;
+  heartbeat_interval_seconds: number;
+  heartbeat_ttl_seconds: number;
+  stale_scan_interval_seconds: number;
+  reconcile_interval_seconds: number;
+  lease_ttl_seconds: number;
+  /** Prefix of every store key, so one Redis can serve several installations. */
+  key_prefix: string;
+}
+
+export interface CommandPipelineConfig {
+  commands: string[];
+  timeout_seconds: number;
+}
+
+export interface CapacityConfig {
+  /** Cores. */
+  cpu: number;
+  /** Bytes. */
+  memory: number;
+}
+
+export interface SandboxConfig {
+  backend: SandboxBackendKind;
+  image: string;
+  /** Per-sandbox request in cores. */
+  cpu: number;
+  /** Per-sandbox request in bytes. */
+  memory: number;
+  agent_version: string | null;
+}
+
+export interface RepoConfig {
+  name: string;
+  platform: Platform;
+  url: string;
+  api_url: string | null;
+  path_prefix: string;
+  auth_secret: string | null;
+}
+
+/** One per platform on a project: `platform_a_trigger` … `platform_d_trigger`. */
+export interface TriggerConfig {
+  trigger_statuses: string[];
+  /** label → pipeline */
+  pipeline_from_label: Record<string, string>;
+  default_pipeline: string | null;
+  done_status: string | null;
+  comment_keyword: string | null;
+  pr_trigger_label: string | null;
+  needs_clarification_status: string | null;
+  // Platform C (Azure DevOps)
+  organization_url: string | null;
+  team_project: string | null;
+  // Platform D (Jira)
+  site_url: string | null;
+  project_key: string | null;
+  /** Platform D HMAC secret for this project's deliveries. */
+  secret: string | null;
+  /** C: PAT; D: `user:api-token`. */
+  credentials: string | null;
+}
+
+export interface PrCommandsConfig {
+  enabled: boolean;
+  require_member: boolean;
+  /** null → all of the fixed set. */
+  allowed_pipelines: string[] | null;
+}
+
+export interface ProjectConfig {
+  name: string;
+  tracker: Platform;
+  repos: RepoConfig[];
+  triggers: Partial<Record<Platform, TriggerConfig>>;
+  pr_commands: PrCommandsConfig;
+}
+
+export interface ServiceConfig {
+  auth: AuthConfig | null;
+  webhooks: WebhookSecrets;
+  /** Operator's named secrets (`${NAME}` resolves here first). */
+  secrets: Record<string, string>;
+  queue: QueueConfig;
+  pipelines: Record<string, CommandPipelineConfig>;
+  /** null → unbounded. */
+  capacity: CapacityConfig | null;
+  sandbox: SandboxConfig;
+  projects: Record<string, ProjectConfig>;
+  observation_retention_days: number;
+}
+
+export const DEFAULT_QUEUE: QueueConfig = {
+  redis_retry_interval_seconds: 30,
+  max_parallel_runs: 4,
+  heartbeat_interval_seconds: 30,
+  heartbeat_ttl_seconds: 120,
+  stale_scan_interval_seconds: 60,
+  reconcile_interval_seconds: 600,
+  lease_ttl_seconds: 30,
+  key_prefix: 'svc:',
+};
+
+export const DEFAULT_SANDBOX: SandboxConfig = {
+  backend: SandboxBackendKind.InProcess,
+  image: 'node:24-bookworm',
+  cpu: 1,
+  memory: 2 * 1024 ** 3,
+  agent_version: null,
+};
+
+export const DEFAULT_AUTH_CLAIMS = { role_claim: 'roles', group_claim: 'groups', name_claim: 'sub' } as const;
+
+export function defaultServiceConfig(): ServiceConfig {
+  return {
+    auth: null,
+    webhooks: { platform_a_secret: null, platform_b_secret: null, platform_c_secret: null, platform_d_secret: null },
+    secrets: {},
+    queue: { ...DEFAULT_QUEUE },
+    pipelines: {},
+    capacity: null,
+    sandbox: { ...DEFAULT_SANDBOX },
+    projects: {},
+    observation_retention_days: 90,
+  };
+}

@@ -1,0 +1,84 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { withTimeout } from '../common/with-timeout.js';
+import { ConfigService } from '../config/config.service.js';
+import { DatabaseService } from '../database/database.service.js';
+import { PreflightService } from '../health/preflight.service.js';
+import { SANDBOX_BACKEND } from '../sandbox/sandbox.tokens.js';
+import type { SandboxBackend } from '../sandbox/sandbox-backend.js';
+import { StoreConnectionService } from '../store/store-connection.service.js';
+import {
+  configFileProbe, configurationProbe, databaseProbe, sandboxAgentProbe, sandboxBackendProbe, storeProbe,
+} from './core-probes.js';
+import { finding } from './finding.js';
+import { FindingsService } from './findings.service.js';
+import type { ProbeOutcome, StartupProbe } from './startup-probe.js';
+
+export const PROBE_TIMEOUT_MS = 10_000;
+
+/**
+ * Runs every startup probe once, each bounded by 10 s, without holding up the listener:
+ * /health says `pending` until they finish. Probes whose answer can change (database, store)
+ * run again when their dependency changes state, so their findings clear by themselves.
+ */
+@Injectable()
+export class StartupProbesService implements OnApplicationBootstrap {
+  private readonly logger = new Logger('Startup');
+  private readonly probes: StartupProbe[] = [];
+  private running: Promise<void> | null = null;
+
+  constructor(
+    config: ConfigService,
+    private readonly findings: FindingsService,
+    private readonly preflight: PreflightService,
+    db: DatabaseService,
+    store: StoreConnectionService,
+    @Inject(SANDBOX_BACKEND) backend: SandboxBackend,
+  ) {
+    const dbProbe = databaseProbe(db);
+    const redisProbe = storeProbe(store);
+    this.probes.push(
+      configFileProbe(config, findings), configurationProbe(findings), dbProbe, redisProbe,
+      sandboxBackendProbe(backend), sandboxAgentProbe(config),
+    );
+    db.onStatus(() => {
+      if (this.preflight.isComplete) void this.runOne(dbProbe);
+    });
+    store.onStateChange(() => {
+      if (this.preflight.isComplete) void this.runOne(redisProbe);
+    });
+  }
+
+  /** Other modules add server-only checks (such as `sign-in`) before bootstrap. */
+  register(probe: StartupProbe): void {
+    this.probes.push(probe);
+  }
+
+  onApplicationBootstrap(): void {
+    void this.runAll();
+  }
+
+  /** Runs every probe (once at a time); resolves when all have answered or timed out. */
+  runAll(): Promise<void> {
+    this.running ??= (async () => {
+      await Promise.all(this.probes.map((p) => this.runOne(p)));
+      this.preflight.complete();
+      const { blocking, advisory } = this.findings.response();
+      this.logger.log(`startup checks done: ${blocking} blocking and ${advisory} advisory finding(s); see GET /api/config/findings`);
+    })();
+    return this.running;
+  }
+
+  async runOne(probe: StartupProbe): Promise<ProbeOutcome> {
+    let outcome: ProbeOutcome;
+    try {
+      outcome = await withTimeout(probe.run(), PROBE_TIMEOUT_MS, `no answer within ${PROBE_TIMEOUT_MS / 1000} s`);
+    } catch (error) {
+      const reason = `${probe.name} probe failed (${(error as Error).message}); its state is unknown`;
+      const f = finding(probe.subsystem, 'blocking', reason);
+      outcome = { findings: [f], check: { name: probe.name, category: probe.category, status: 'fail', message: reason, fix_hint: 'see the server log for the cause' } };
+    }
+    this.findings.set(`probe:${probe.name}`, outcome.findings);
+    this.preflight.record(outcome.check);
+    return outcome;
+  }
+}

@@ -1,0 +1,2 @@
+/** Injection token of the configured `SandboxBackend`. */
+export const SANDBOX_BACKEND = Symbol('SANDBOX_BACKEND');

@@ -1,0 +1,15 @@
+import type { SandboxBackendKind } from '../config/service-config.js';
+import type { ProbeResult, SandboxBackend } from './sandbox-backend.js';
+
+/** A configured backend this build cannot drive: it answers its probe with why. */
+export class UnavailableBackend implements SandboxBackend {
+  constructor(readonly kind: SandboxBackendKind) {}
+
+  async probe(): Promise<ProbeResult> {
+    return {
+      ok: false,
+      reason: `sandbox backend ${this.kind} is not available in this release`,
+      fixHint: 'set sandbox.backend: in-process',
+    };
+  }
+}

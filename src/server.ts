@@ -1,0 +1,21 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Logger } from 'nestjs-pino';
+import { AppModule } from './app.module.js';
+import type { ServiceEnvironment } from './config/environment.js';
+
+/** Request bodies above this are refused with 413 (webhook payloads are far smaller). */
+const BODY_LIMIT_BYTES = 5 * 1024 * 1024;
+
+/** Builds the application (not yet listening): used by main.ts and by integration tests. */
+export async function createServer(env: ServiceEnvironment): Promise<NestFastifyApplication> {
+  const app = await NestFactory.create<NestFastifyApplication>(
+    AppModule.register(env),
+    new FastifyAdapter({ bodyLimit: BODY_LIMIT_BYTES }),
+    { bufferLogs: true, rawBody: true },
+  );
+  app.useLogger(app.get(Logger));
+  app.enableShutdownHooks();
+  return app;
+}

@@ -1,0 +1,109 @@
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { Redis } from 'ioredis';
+import { SERVICE_ENVIRONMENT } from '../config/config.tokens.js';
+import { ConfigService } from '../config/config.service.js';
+import type { ServiceEnvironment } from '../config/environment.js';
+import { withTimeout } from '../common/with-timeout.js';
+import { redactUrl } from './redact-url.js';
+import { SubsystemsService } from './subsystems.service.js';
+import { BackgroundSubsystem } from './subsystem.js';
+
+type StateListener = (connected: boolean) => void;
+
+/**
+ * The one Redis connection of the process ("the store", KVSTORE_URL). Built never to give up:
+ * ioredis reconnects forever, commands fail fast while disconnected instead of queueing, and
+ * the `redis` subsystem is re-checked every `queue.redis_retry_interval_seconds`.
+ * Without KVSTORE_URL there is no connection and the queue subsystems are `disabled`.
+ */
+@Injectable()
+export class StoreConnectionService implements OnApplicationShutdown {
+  private readonly logger = new Logger('Store');
+  readonly client: Redis | null;
+  readonly displayUrl: string | null;
+  readonly keyPrefix: string;
+  private connected = false;
+  private timer: NodeJS.Timeout | null = null;
+  private readonly listeners = new Set<StateListener>();
+
+  constructor(
+    @Inject(SERVICE_ENVIRONMENT) env: ServiceEnvironment,
+    private readonly config: ConfigService,
+    private readonly subsystems: SubsystemsService,
+  ) {
+    this.keyPrefix = config.config.queue.key_prefix;
+    if (env.kvstoreUrl === null) {
+      this.client = null;
+      this.displayUrl = null;
+      for (const name of Object.values(BackgroundSubsystem)) {
+        subsystems.set(name, 'disabled', 'KVSTORE_URL is not set; restart with it set to enable');
+      }
+      return;
+    }
+    this.displayUrl = redactUrl(env.kvstoreUrl);
+    this.client = createStoreClient(env.kvstoreUrl);
+    this.client.on('error', () => undefined); // state changes are reported by check(), not per retry
+    this.client.on('ready', () => void this.check());
+    this.client.on('end', () => this.setConnected(false, 'connection closed'));
+    subsystems.set(BackgroundSubsystem.Redis, 'degraded', `connecting to ${this.displayUrl}`);
+    const everyMs = config.config.queue.redis_retry_interval_seconds * 1000;
+    this.timer = setInterval(() => void this.check(), everyMs);
+    this.timer.unref();
+  }
+
+  get isConfigured(): boolean {
+    return this.client !== null;
+  }
+
+  get isConnected(): boolean {
+    return this.connected;
+  }
+
+  /** `svc:` + parts joined by `:`. */
+  key(...parts: string[]): string {
+    return `${this.keyPrefix}${parts.join(':')}`;
+  }
+
+  /** Called with true/false when the connection comes up or goes down. */
+  onStateChange(listener: StateListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Pings the store (bounded by a timeout) and updates the `redis` subsystem. */
+  async check(timeoutMs = 2000): Promise<boolean> {
+    if (!this.client) return false;
+    try {
+      await withTimeout(this.client.ping(), timeoutMs, 'PING timed out');
+      this.setConnected(true, `connected to ${this.displayUrl}`);
+      return true;
+    } catch (error) {
+      this.setConnected(false, `cannot reach ${this.displayUrl}: ${(error as Error).message}`);
+      return false;
+    }
+  }
+
+  private setConnected(connected: boolean, reason: string): void {
+    this.subsystems.set(BackgroundSubsystem.Redis, connected ? 'up' : 'degraded', reason);
+    if (connected === this.connected) return;
+    this.connected = connected;
+    for (const listener of this.listeners) listener(connected);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    if (this.client) {
+      this.client.disconnect(false);
+    }
+  }
+}
+
+export function createStoreClient(url: string): Redis {
+  return new Redis(url, {
+    lazyConnect: false,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 5000,
+    retryStrategy: (attempt) => Math.min(250 * attempt, 5000),
+  });
+}
