@@ -1,6 +1,8 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import type { ServiceEnvironment } from './config/environment.js';
 import { CoreModule } from './core.module.js';
+import { RunQueueModule } from './runs/run-queue.module.js';
+import { TicketsModule } from './tickets/tickets.module.js';
 
 /** The server: the core plus every feature module. */
 @Module({})
@@ -8,7 +10,7 @@ export class AppModule {
   static register(env: ServiceEnvironment): DynamicModule {
     return {
       module: AppModule,
-      imports: [CoreModule.register(env)],
+      imports: [CoreModule.register(env), RunQueueModule, TicketsModule],
     };
   }
 }

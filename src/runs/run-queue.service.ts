@@ -1,0 +1,53 @@
+import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { Queue } from 'bullmq';
+import { SERVICE_ENVIRONMENT } from '../config/config.tokens.js';
+import { ConfigService } from '../config/config.service.js';
+import type { ServiceEnvironment } from '../config/environment.js';
+import { StoreUnavailableError } from '../store/lock.service.js';
+import { createStoreClient } from '../store/store-connection.service.js';
+import { PIPELINE_JOB, PIPELINE_QUEUE, type PipelineRequest } from './pipeline-request.js';
+
+/** Jobs kept after they end, for inspection; older ones are trimmed by BullMQ. */
+const KEEP_ENDED_JOBS = 1000;
+
+/**
+ * The FIFO job queue of pipeline requests (BullMQ on the store). Exists only when KVSTORE_URL is
+ * set. The job id is the run id, so pushing the same run again (the reconciler) never
+ * duplicates a request that is still queued.
+ */
+@Injectable()
+export class RunQueueService implements OnApplicationShutdown {
+  readonly queue: Queue<PipelineRequest> | null;
+  /** BullMQ's key prefix, e.g. `svc:bull`. */
+  readonly prefix: string;
+
+  constructor(@Inject(SERVICE_ENVIRONMENT) env: ServiceEnvironment, config: ConfigService) {
+    this.prefix = `${config.config.queue.key_prefix}bull`;
+    this.queue = env.kvstoreUrl
+      ? new Queue<PipelineRequest>(PIPELINE_QUEUE, { connection: createStoreClient(env.kvstoreUrl), prefix: this.prefix })
+      : null;
+    this.queue?.on('error', () => undefined); // connection state is reported by the store module
+  }
+
+  async enqueue(request: PipelineRequest): Promise<void> {
+    if (!this.queue) throw new StoreUnavailableError('KVSTORE_URL is not set');
+    await this.queue.add(PIPELINE_JOB, request, {
+      jobId: request.runId,
+      removeOnComplete: KEEP_ENDED_JOBS,
+      removeOnFail: KEEP_ENDED_JOBS,
+    });
+  }
+
+  /** True while the run's request waits or is being worked on. */
+  async isQueued(runId: string): Promise<boolean> {
+    if (!this.queue) return false;
+    const job = await this.queue.getJob(runId);
+    if (!job) return false;
+    const state = await job.getState();
+    return state === 'waiting' || state === 'active' || state === 'delayed' || state === 'prioritized' || state === 'waiting-children';
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.queue?.close();
+  }
+}

@@ -1,0 +1,34 @@
+import { TicketState } from '../database/entities/ticket.entity.js';
+
+/** Why a transition happens (spec: "Ticket lifecycle" transition table). */
+export const LifecycleTrigger = {
+  Claim: 'claim',
+  Dequeue: 'dequeue',
+  Succeed: 'succeed',
+  Fail: 'fail',
+  StaleRevert: 'stale-revert',
+} as const;
+export type LifecycleTrigger = (typeof LifecycleTrigger)[keyof typeof LifecycleTrigger];
+
+/**
+ * From which states each trigger may move a ticket, and where to. Claim accepts Done and Failed
+ * as well as Pending: re-running a ticket means moving it back into a trigger status, which
+ * arrives as a fresh trigger for a ticket whose last run ended.
+ */
+export const TRANSITIONS: Record<LifecycleTrigger, { from: readonly TicketState[]; to: TicketState }> = {
+  [LifecycleTrigger.Claim]: { from: [TicketState.Pending, TicketState.Done, TicketState.Failed], to: TicketState.Enqueued },
+  [LifecycleTrigger.Dequeue]: { from: [TicketState.Enqueued], to: TicketState.InProgress },
+  [LifecycleTrigger.Succeed]: { from: [TicketState.InProgress], to: TicketState.Done },
+  [LifecycleTrigger.Fail]: { from: [TicketState.InProgress], to: TicketState.Failed },
+  [LifecycleTrigger.StaleRevert]: { from: [TicketState.InProgress], to: TicketState.Pending },
+};
+
+export function canTransition(trigger: LifecycleTrigger, from: TicketState): boolean {
+  return TRANSITIONS[trigger].from.includes(from);
+}
+
+/** The tracker label mirroring a state (spec: label / tag column). */
+export const LIFECYCLE_LABEL_PREFIX = 'service:';
+export function lifecycleLabel(state: TicketState): string {
+  return `${LIFECYCLE_LABEL_PREFIX}${state === TicketState.InProgress ? 'in-progress' : state}`;
+}

@@ -1,0 +1,186 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable, Logger } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { DatabaseService } from '../database/database.service.js';
+import { LIVE_RUN_STATES, RunState } from '../database/entities/run.entity.js';
+import { TicketState } from '../database/entities/ticket.entity.js';
+import type { Platform } from '../platforms/platform.js';
+import { LifecycleTrigger, TRANSITIONS } from './lifecycle.js';
+import { type TicketKey, describeTicket } from './ticket-key.js';
+
+export interface TransitionEvent {
+  key: TicketKey;
+  runId: string;
+  pipeline: string;
+  trigger: LifecycleTrigger;
+  from: TicketState;
+  to: TicketState;
+  /** The run's error, on a failure. */
+  error: string | null;
+}
+
+export type ClaimResult =
+  | { outcome: 'Claimed'; runId: string; previous: { state: TicketState; runId: string | null } | null }
+  | { outcome: 'AlreadyClaimed'; state: TicketState };
+
+type Listener = (event: TransitionEvent) => void | Promise<void>;
+
+/** The run state each ticket trigger moves the ticket's run into. */
+const RUN_STATE_AFTER: Partial<Record<LifecycleTrigger, RunState>> = {
+  [LifecycleTrigger.Dequeue]: RunState.Running,
+  [LifecycleTrigger.Succeed]: RunState.Succeeded,
+  [LifecycleTrigger.Fail]: RunState.Failed,
+  [LifecycleTrigger.StaleRevert]: RunState.Failed,
+};
+
+const PG_UNIQUE_VIOLATION = '23505';
+
+/**
+ * The ticket lifecycle in the database, the system of record. Every transition is one
+ * transaction, conditional on the state it expects, so a late or repeated call cannot move a
+ * ticket twice; an illegal one is refused and logged, never applied. Listeners (label
+ * projection, the live feed) hear of each transition after it committed.
+ */
+@Injectable()
+export class TicketLifecycleService {
+  private readonly logger = new Logger('TicketLifecycle');
+  private readonly listeners = new Set<Listener>();
+
+  constructor(private readonly db: DatabaseService) {}
+
+  onTransition(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Pending (or ended) → Enqueued with a new queued run, or AlreadyClaimed when a live run owns
+   * the ticket. The partial unique index on live runs backs this up against any race.
+   */
+  async claim(key: TicketKey, pipeline: string): Promise<ClaimResult> {
+    const runId = randomUUID();
+    let result: ClaimResult;
+    try {
+      result = await this.db.dataSource.transaction(async (tx) => {
+        const rows: { state: TicketState; run_id: string | null }[] = await tx.query(
+          'SELECT state, run_id FROM tickets WHERE platform = $1 AND project = $2 AND ticket = $3 FOR UPDATE',
+          [key.platform, key.project, key.ticket],
+        );
+        const current = rows[0] ?? null;
+        if (current && !TRANSITIONS[LifecycleTrigger.Claim].from.includes(current.state)) {
+          return { outcome: 'AlreadyClaimed', state: current.state } as const;
+        }
+        await insertRun(tx, runId, key, pipeline);
+        await tx.query(
+          `INSERT INTO tickets (platform, project, ticket, state, pipeline, run_id)
+           VALUES ($1, $2, $3, 'enqueued', $4, $5)
+           ON CONFLICT (platform, project, ticket)
+           DO UPDATE SET state = 'enqueued', pipeline = $4, run_id = $5, updated_at = now()`,
+          [key.platform, key.project, key.ticket, pipeline, runId],
+        );
+        return { outcome: 'Claimed', runId, previous: current && { state: current.state, runId: current.run_id } } as const;
+      });
+    } catch (error) {
+      if ((error as { code?: string }).code === PG_UNIQUE_VIOLATION) return { outcome: 'AlreadyClaimed', state: TicketState.Enqueued };
+      throw error;
+    }
+    if (result.outcome === 'Claimed') {
+      const from = result.previous?.state ?? TicketState.Pending;
+      await this.emit({ key, runId, pipeline, trigger: LifecycleTrigger.Claim, from, to: TicketState.Enqueued, error: null });
+    }
+    return result;
+  }
+
+  /** Undoes a claim whose request could not be queued: the run goes, the ticket returns to where it was. */
+  async undoClaim(key: TicketKey, runId: string, previous: { state: TicketState; runId: string | null } | null): Promise<void> {
+    await this.db.dataSource.transaction(async (tx) => {
+      if (previous) {
+        await tx.query(
+          `UPDATE tickets SET state = $4, run_id = $5, updated_at = now()
+           WHERE platform = $1 AND project = $2 AND ticket = $3 AND run_id = $6`,
+          [key.platform, key.project, key.ticket, previous.state, previous.runId, runId],
+        );
+      } else {
+        await tx.query('DELETE FROM tickets WHERE platform = $1 AND project = $2 AND ticket = $3 AND run_id = $4',
+          [key.platform, key.project, key.ticket, runId]);
+      }
+      await tx.query('DELETE FROM runs WHERE id = $1', [runId]);
+    });
+    this.logger.warn(`claim of ${describeTicket(key)} undone: run ${runId} could not be queued`);
+  }
+
+  /**
+   * Moves the ticket owned by `runId` by `trigger`, with its run. Returns the transition, or
+   * null when the ticket is not in a state the trigger accepts (refused and logged).
+   */
+  async transition(runId: string, trigger: LifecycleTrigger, error: string | null = null): Promise<TransitionEvent | null> {
+    const rule = TRANSITIONS[trigger];
+    const runState = RUN_STATE_AFTER[trigger];
+    const event = await this.db.dataSource.transaction(async (tx) => {
+      const rows: { platform: Platform; project: string; ticket: string; pipeline: string; from_state: TicketState }[] = await tx.query(
+        `WITH old AS (
+           SELECT platform, project, ticket, state FROM tickets
+           WHERE run_id = $1 AND state = ANY($2::text[]) FOR UPDATE
+         )
+         UPDATE tickets t SET state = $3, updated_at = now()
+         FROM old WHERE t.platform = old.platform AND t.project = old.project AND t.ticket = old.ticket
+         RETURNING t.platform, t.project, t.ticket, t.pipeline, old.state AS from_state`,
+        [runId, rule.from, rule.to],
+      );
+      const row = rows[0];
+      if (!row) return null;
+      if (runState) await updateRun(tx, runId, runState, error);
+      return {
+        key: { platform: row.platform, project: row.project, ticket: row.ticket },
+        runId, pipeline: row.pipeline, trigger, from: row.from_state, to: rule.to, error,
+      } satisfies TransitionEvent;
+    });
+    if (!event) {
+      this.logger.warn(`refused ${trigger} for run ${runId}: its ticket is not in ${rule.from.join(' or ')}`);
+      return null;
+    }
+    await this.emit(event);
+    return event;
+  }
+
+  /** The ticket row, or null when the service has never seen it (it is then Pending). */
+  async find(key: TicketKey): Promise<{ state: TicketState; runId: string | null; pipeline: string | null } | null> {
+    const rows: { state: TicketState; run_id: string | null; pipeline: string | null }[] = await this.db.dataSource.query(
+      'SELECT state, run_id, pipeline FROM tickets WHERE platform = $1 AND project = $2 AND ticket = $3',
+      [key.platform, key.project, key.ticket],
+    );
+    return rows[0] ? { state: rows[0].state, runId: rows[0].run_id, pipeline: rows[0].pipeline } : null;
+  }
+
+  private async emit(event: TransitionEvent): Promise<void> {
+    this.logger.log({ ticket: event.key.ticket, project: event.key.project, platform: event.key.platform, run: event.runId, outcome: event.to },
+      `ticket ${describeTicket(event.key)}: ${event.from} → ${event.to} (${event.trigger})`);
+    for (const listener of this.listeners) {
+      try {
+        await listener(event);
+      } catch (error) {
+        // A listener (label projection, feed) is best effort: it never undoes the committed state.
+        this.logger.warn(`transition listener failed for ${describeTicket(event.key)}: ${(error as Error).message}`);
+      }
+    }
+  }
+}
+
+async function insertRun(tx: EntityManager, runId: string, key: TicketKey, pipeline: string): Promise<void> {
+  await tx.query(
+    `INSERT INTO runs (id, platform, project, ticket, pipeline, state) VALUES ($1, $2, $3, $4, $5, 'queued')`,
+    [runId, key.platform, key.project, key.ticket, pipeline],
+  );
+}
+
+async function updateRun(tx: EntityManager, runId: string, state: RunState, error: string | null): Promise<void> {
+  const live = LIVE_RUN_STATES.includes(state);
+  await tx.query(
+    `UPDATE runs SET state = $2,
+       started_at = CASE WHEN $2 = 'running' THEN now() ELSE started_at END,
+       finished_at = CASE WHEN $3 THEN finished_at ELSE now() END,
+       error = COALESCE($4, error)
+     WHERE id = $1`,
+    [runId, state, live, error],
+  );
+}
