@@ -3,6 +3,7 @@ import type { ServiceEnvironment } from './config/environment.js';
 import { CoreModule } from './core.module.js';
 import { RunQueueModule } from './runs/run-queue.module.js';
 import { TicketsModule } from './tickets/tickets.module.js';
+import { WebhooksModule } from './webhooks/webhooks.module.js';
 
 /** The server: the core plus every feature module. */
 @Module({})
@@ -10,7 +11,7 @@ export class AppModule {
   static register(env: ServiceEnvironment): DynamicModule {
     return {
       module: AppModule,
-      imports: [CoreModule.register(env), RunQueueModule, TicketsModule],
+      imports: [CoreModule.register(env), RunQueueModule, TicketsModule, WebhooksModule],
     };
   }
 }

@@ -1,0 +1,14 @@
+import type { PlatformIngress } from '../platform-ingress.js';
+import { Platform } from '../platform.js';
+import { azureDevOpsDeliveryId, azureDevOpsEventName } from './azure-devops-delivery.js';
+import { parseAzureDevOpsPayload } from './azure-devops-payload-parser.js';
+import { verifyAzureDevOpsBasicAuth } from './azure-devops-signature.js';
+
+export const azureDevOpsIngress: PlatformIngress = {
+  platform: Platform.AzureDevOps,
+  eventName: azureDevOpsEventName,
+  deliveryId: (_headers, body) => azureDevOpsDeliveryId(body),
+  parse: parseAzureDevOpsPayload,
+  secretFor: (config) => config.webhooks.platform_c_secret,
+  verify: verifyAzureDevOpsBasicAuth,
+};

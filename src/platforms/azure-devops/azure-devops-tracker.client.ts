@@ -1,0 +1,186 @@
+import type { TriggerConfig } from '../../config/service-config.js';
+import { basicAuth, TrackerHttp, type TrackerHttpOptions } from '../http/tracker-http.js';
+import { Platform } from '../platform.js';
+import {
+  assertLifecycleLabel,
+  TrackerError,
+  withLifecycleLabel,
+  type LabelReplaceResult,
+  type ListTicketsQuery,
+  type TicketComment,
+  type TicketSnapshot,
+  type TrackerClient,
+} from '../tracker-client.js';
+
+/**
+ * Platform C: Azure DevOps Work Item Tracking REST 7.1. Tags are `System.Tags` (`; `-separated);
+ * a lifecycle write is one JSON Patch: `test /rev` then `replace /fields/System.Tags` with the
+ * full tag list (`add` would merge tags, not replace them). A failed test (412, or 409) is the
+ * `PreconditionFailed` outcome and the whole patch is rejected atomically.
+ */
+export interface AzureDevOpsTrackerOptions {
+  /** `https://dev.azure.com/acme` (or an Azure DevOps Server collection URL). */
+  organizationUrl: string;
+  teamProject: string;
+  /** Personal access token, sent as Basic auth with an empty user name. */
+  pat: string;
+  http?: TrackerHttpOptions;
+}
+
+const API = { 'api-version': '7.1' };
+const COMMENTS_API = { 'api-version': '7.1-preview.4' };
+const JSON_PATCH = 'application/json-patch+json';
+const BATCH_SIZE = 200;
+
+interface WorkItem {
+  id: number;
+  rev: number;
+  fields: { 'System.State'?: string; 'System.Tags'?: string };
+}
+interface WorkItemComment {
+  id: number;
+  text: string;
+  createdBy?: { uniqueName?: string; displayName?: string };
+}
+interface CommentList {
+  comments: WorkItemComment[];
+  continuationToken?: string | null;
+}
+interface WiqlResult {
+  workItems: { id: number }[];
+}
+type PatchOp = { op: 'test' | 'add' | 'replace' | 'remove'; path: string; value?: unknown };
+
+export class AzureDevOpsTrackerClient implements TrackerClient {
+  readonly platform = Platform.AzureDevOps;
+  private readonly http: TrackerHttp;
+  private readonly project: string;
+
+  constructor(options: AzureDevOpsTrackerOptions) {
+    this.http = new TrackerHttp(this.platform, options.organizationUrl, basicAuth('', options.pat), options.http);
+    this.project = encodeURIComponent(options.teamProject);
+  }
+
+  static fromConfig(trigger: TriggerConfig, http?: TrackerHttpOptions): AzureDevOpsTrackerClient {
+    const { organization_url: organizationUrl, team_project: teamProject, credentials: pat } = trigger;
+    if (!organizationUrl || !teamProject || !pat) {
+      throw new TrackerError('platform_c_trigger needs organization_url, team_project and credentials', Platform.AzureDevOps, null, false);
+    }
+    return new AzureDevOpsTrackerClient({ organizationUrl, teamProject, pat, http });
+  }
+
+  async readTicket(ticket: string): Promise<TicketSnapshot> {
+    const res = await this.http.request<WorkItem>({ method: 'GET', path: this.itemPath(ticket), query: API });
+    return snapshot(res.body);
+  }
+
+  async replaceLifecycleLabel(ticket: string, next: string | null, read: TicketSnapshot): Promise<LabelReplaceResult> {
+    assertLifecycleLabel(this.platform, next);
+    const rev = Number(read.concurrencyToken);
+    if (read.concurrencyToken === null || !Number.isInteger(rev)) {
+      throw new TrackerError(`work item ${ticket}: the read carries no rev; re-read before a conditional update`, this.platform, null, false);
+    }
+    const res = await this.patch(ticket, [
+      { op: 'test', path: '/rev', value: rev },
+      { op: 'replace', path: '/fields/System.Tags', value: withLifecycleLabel(read.labels, next).join('; ') },
+    ]);
+    return res === 'conflict' ? { outcome: 'PreconditionFailed' } : { outcome: 'Updated' };
+  }
+
+  async setStatus(ticket: string, status: string): Promise<void> {
+    const res = await this.patch(ticket, [{ op: 'add', path: '/fields/System.State', value: status }]);
+    if (res === 'conflict') throw new TrackerError(`work item ${ticket}: state change conflicted`, this.platform, 409, true);
+  }
+
+  async postComment(ticket: string, body: string): Promise<string> {
+    const res = await this.http.request<WorkItemComment>({ method: 'POST', path: this.commentsPath(ticket), query: COMMENTS_API, body: { text: body } });
+    return String(res.body.id);
+  }
+
+  async listComments(ticket: string): Promise<TicketComment[]> {
+    const out: TicketComment[] = [];
+    let continuationToken: string | undefined;
+    do {
+      const res = await this.http.request<CommentList>({
+        method: 'GET',
+        path: this.commentsPath(ticket),
+        query: { ...COMMENTS_API, order: 'asc', continuationToken },
+      });
+      for (const c of res.body.comments) out.push({ id: String(c.id), body: c.text, author: c.createdBy?.uniqueName ?? c.createdBy?.displayName ?? null });
+      continuationToken = res.body.continuationToken ?? undefined;
+    } while (continuationToken);
+    return out;
+  }
+
+  /** WIQL for the ids, then the work items in batches of 200 (rev included: writable snapshots). */
+  async listTickets(query: ListTicketsQuery = {}): Promise<TicketSnapshot[]> {
+    const wiql = await this.http.request<WiqlResult>({
+      method: 'POST',
+      path: `${this.project}/_apis/wit/wiql`,
+      query: API,
+      body: { query: buildWiql(query) },
+      idempotent: true,
+    });
+    const ids = wiql.body.workItems.map((w) => w.id);
+    const out: TicketSnapshot[] = [];
+    for (let i = 0; i < ids.length; i += BATCH_SIZE) {
+      const res = await this.http.request<{ value: (WorkItem | null)[] }>({
+        method: 'GET',
+        path: `${this.project}/_apis/wit/workitems`,
+        query: { ...API, ids: ids.slice(i, i + BATCH_SIZE).join(','), fields: 'System.State,System.Tags', errorPolicy: 'omit' },
+      });
+      out.push(...res.body.value.filter((w): w is WorkItem => w !== null).map(snapshot));
+    }
+    return out;
+  }
+
+  private async patch(ticket: string, ops: PatchOp[]): Promise<'ok' | 'conflict'> {
+    const res = await this.http.request<WorkItem>({
+      method: 'PATCH',
+      path: this.itemPath(ticket),
+      query: API,
+      body: ops,
+      contentType: JSON_PATCH,
+      passStatuses: [409, 412],
+    });
+    return res.status === 409 || res.status === 412 ? 'conflict' : 'ok';
+  }
+
+  private itemPath(ticket: string): string {
+    return `${this.project}/_apis/wit/workitems/${workItemId(ticket, this.platform)}`;
+  }
+
+  private commentsPath(ticket: string): string {
+    return `${this.project}/_apis/wit/workItems/${workItemId(ticket, this.platform)}/comments`;
+  }
+}
+
+function workItemId(ticket: string, platform: Platform): string {
+  if (!/^\d+$/.test(ticket)) throw new TrackerError(`not a work item id: ${JSON.stringify(ticket)}`, platform, null, false);
+  return ticket;
+}
+
+export function parseTags(tags: string | undefined): string[] {
+  return (tags ?? '').split(';').map((t) => t.trim()).filter((t) => t.length > 0);
+}
+
+function snapshot(item: WorkItem): TicketSnapshot {
+  return {
+    ticket: String(item.id),
+    status: item.fields['System.State'] ?? null,
+    labels: parseTags(item.fields['System.Tags']),
+    concurrencyToken: String(item.rev),
+  };
+}
+
+function wiqlString(value: string): string {
+  return `'${value.replace(/'/g, "''")}'`;
+}
+
+/** Statuses OR-ed, labels AND-ed, scoped to the team project. */
+export function buildWiql(query: ListTicketsQuery): string {
+  const where = ['[System.TeamProject] = @project'];
+  if (query.statuses && query.statuses.length > 0) where.push(`[System.State] IN (${query.statuses.map(wiqlString).join(', ')})`);
+  for (const label of query.labels ?? []) where.push(`[System.Tags] CONTAINS ${wiqlString(label)}`);
+  return `SELECT [System.Id] FROM WorkItems WHERE ${where.join(' AND ')} ORDER BY [System.Id] ASC`;
+}

@@ -1,0 +1,193 @@
+import type { TriggerConfig } from '../../config/service-config.js';
+import { basicAuth, bearerAuth, TrackerHttp, type TrackerHttpOptions } from '../http/tracker-http.js';
+import { Platform } from '../platform.js';
+import {
+  assertLifecycleLabel,
+  lifecycleLabelsToRemove,
+  sameName,
+  TrackerError,
+  type LabelReplaceResult,
+  type ListTicketsQuery,
+  type TicketComment,
+  type TicketSnapshot,
+  type TrackerClient,
+} from '../tracker-client.js';
+
+/**
+ * Platform D: Jira REST v2 (Cloud and Data Center). Labels change with the `update` verbs
+ * (`add`/`remove`), which touch only the named labels. Jira has no conditional update: the write
+ * reports `Updated`, and the caller wraps it in the 10 s label lock (the spec's mechanism).
+ * Status changes go through a workflow transition whose target status has the wanted name.
+ *
+ * Search: Jira Cloud removed `POST /rest/api/2/search` (410 Gone, CHANGE-2046) in favour of
+ * `POST /rest/api/2/search/jql` (token pagination); Data Center only has the former. The client
+ * starts with `/search` and, on 404/405/410, switches to `/search/jql` for good (and back).
+ */
+export interface JiraTrackerOptions {
+  /** `https://acme.atlassian.net` or a Data Center base URL. */
+  siteUrl: string;
+  /** `user:api-token` (Basic); a value without `:` is a Data Center personal access token (Bearer). */
+  credentials: string;
+  /** Scope of `listTickets`. */
+  projectKey?: string | null;
+  http?: TrackerHttpOptions;
+}
+
+interface JiraIssue {
+  key: string;
+  fields: { status?: { name: string } | null; labels?: string[] };
+}
+interface JiraTransition {
+  id: string;
+  name: string;
+  to: { name: string };
+}
+interface JiraComment {
+  id: string;
+  body: string;
+  author?: { name?: string; accountId?: string; displayName?: string };
+}
+interface JiraCommentPage {
+  startAt: number;
+  total: number;
+  comments: JiraComment[];
+}
+interface LegacySearchPage {
+  startAt: number;
+  total: number;
+  issues: JiraIssue[];
+}
+interface JqlSearchPage {
+  issues: JiraIssue[];
+  nextPageToken?: string | null;
+  isLast?: boolean;
+}
+
+const PAGE = 100;
+const SEARCH_FIELDS = ['status', 'labels'];
+
+export class JiraTrackerClient implements TrackerClient {
+  readonly platform = Platform.Jira;
+  private readonly http: TrackerHttp;
+  private readonly projectKey: string | null;
+  private searchApi: 'legacy' | 'jql' = 'legacy';
+
+  constructor(options: JiraTrackerOptions) {
+    const sep = options.credentials.indexOf(':');
+    const auth = sep > 0 ? basicAuth(options.credentials.slice(0, sep), options.credentials.slice(sep + 1)) : bearerAuth(options.credentials);
+    this.http = new TrackerHttp(this.platform, options.siteUrl, auth, options.http);
+    this.projectKey = options.projectKey ?? null;
+  }
+
+  static fromConfig(trigger: TriggerConfig, http?: TrackerHttpOptions): JiraTrackerClient {
+    if (!trigger.site_url || !trigger.credentials) {
+      throw new TrackerError('platform_d_trigger needs site_url and credentials', Platform.Jira, null, false);
+    }
+    return new JiraTrackerClient({ siteUrl: trigger.site_url, credentials: trigger.credentials, projectKey: trigger.project_key, http });
+  }
+
+  async readTicket(ticket: string): Promise<TicketSnapshot> {
+    const res = await this.http.request<JiraIssue>({ method: 'GET', path: this.issuePath(ticket), query: { fields: 'status,labels' } });
+    return snapshot(res.body);
+  }
+
+  async replaceLifecycleLabel(ticket: string, next: string | null, read: TicketSnapshot): Promise<LabelReplaceResult> {
+    assertLifecycleLabel(this.platform, next);
+    const ops: ({ add: string } | { remove: string })[] = lifecycleLabelsToRemove(read.labels, next).map((remove) => ({ remove }));
+    if (next !== null) ops.push({ add: next });
+    await this.http.request({ method: 'PUT', path: this.issuePath(ticket), body: { update: { labels: ops } } });
+    return { outcome: 'Updated' };
+  }
+
+  /** Runs the transition whose target status is `status` (case-insensitive); no-op if already there. */
+  async setStatus(ticket: string, status: string): Promise<void> {
+    const path = `${this.issuePath(ticket)}/transitions`;
+    const res = await this.http.request<{ transitions: JiraTransition[] }>({ method: 'GET', path });
+    const transition = res.body.transitions.find((t) => sameName(t.to.name, status));
+    if (!transition) {
+      const current = await this.readTicket(ticket);
+      if (current.status !== null && sameName(current.status, status)) return;
+      throw new TrackerError(`issue ${ticket}: no transition to status ${JSON.stringify(status)} from ${JSON.stringify(current.status)}`, this.platform, null, false);
+    }
+    await this.http.request({ method: 'POST', path, body: { transition: { id: transition.id } } });
+  }
+
+  async postComment(ticket: string, body: string): Promise<string> {
+    const res = await this.http.request<JiraComment>({ method: 'POST', path: `${this.issuePath(ticket)}/comment`, body: { body } });
+    return String(res.body.id);
+  }
+
+  async listComments(ticket: string): Promise<TicketComment[]> {
+    const out: TicketComment[] = [];
+    for (let startAt = 0; ; ) {
+      const res = await this.http.request<JiraCommentPage>({
+        method: 'GET',
+        path: `${this.issuePath(ticket)}/comment`,
+        query: { startAt, maxResults: PAGE, orderBy: 'created' },
+      });
+      for (const c of res.body.comments) {
+        out.push({ id: String(c.id), body: c.body, author: c.author?.name ?? c.author?.accountId ?? c.author?.displayName ?? null });
+      }
+      startAt += res.body.comments.length;
+      if (res.body.comments.length === 0 || startAt >= res.body.total) return out;
+    }
+  }
+
+  async listTickets(query: ListTicketsQuery = {}): Promise<TicketSnapshot[]> {
+    const jql = buildJql(this.projectKey, query);
+    try {
+      return await this.search(this.searchApi, jql);
+    } catch (err) {
+      if (!(err instanceof TrackerError) || ![404, 405, 410].includes(err.status ?? 0)) throw err;
+      const other = this.searchApi === 'legacy' ? 'jql' : 'legacy';
+      const found = await this.search(other, jql);
+      this.searchApi = other;
+      return found;
+    }
+  }
+
+  private async search(api: 'legacy' | 'jql', jql: string): Promise<TicketSnapshot[]> {
+    const out: TicketSnapshot[] = [];
+    if (api === 'legacy') {
+      for (let startAt = 0; ; ) {
+        const body = { jql, startAt, maxResults: PAGE, fields: SEARCH_FIELDS };
+        const res = await this.http.request<LegacySearchPage>({ method: 'POST', path: 'rest/api/2/search', body, idempotent: true });
+        out.push(...res.body.issues.map(snapshot));
+        startAt += res.body.issues.length;
+        if (res.body.issues.length === 0 || startAt >= res.body.total) return out;
+      }
+    }
+    let nextPageToken: string | undefined;
+    do {
+      const body = { jql, maxResults: PAGE, fields: SEARCH_FIELDS, nextPageToken };
+      const res = await this.http.request<JqlSearchPage>({ method: 'POST', path: 'rest/api/2/search/jql', body, idempotent: true });
+      out.push(...res.body.issues.map(snapshot));
+      nextPageToken = res.body.isLast === true ? undefined : (res.body.nextPageToken ?? undefined);
+    } while (nextPageToken);
+    return out;
+  }
+
+  private issuePath(ticket: string): string {
+    if (!/^[A-Za-z][A-Za-z0-9_]*-\d+$|^\d+$/.test(ticket)) {
+      throw new TrackerError(`not a Jira issue key: ${JSON.stringify(ticket)}`, this.platform, null, false);
+    }
+    return `rest/api/2/issue/${encodeURIComponent(ticket)}`;
+  }
+}
+
+function snapshot(issue: JiraIssue): TicketSnapshot {
+  return { ticket: issue.key, status: issue.fields.status?.name ?? null, labels: issue.fields.labels ?? [], concurrencyToken: null };
+}
+
+function jqlString(value: string): string {
+  return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+}
+
+/** Project-scoped; statuses OR-ed, labels AND-ed. */
+export function buildJql(projectKey: string | null, query: ListTicketsQuery): string {
+  const where: string[] = [];
+  if (projectKey) where.push(`project = ${jqlString(projectKey)}`);
+  if (query.statuses && query.statuses.length > 0) where.push(`status in (${query.statuses.map(jqlString).join(', ')})`);
+  for (const label of query.labels ?? []) where.push(`labels = ${jqlString(label)}`);
+  return `${where.join(' AND ')} ORDER BY key ASC`.trim();
+}

@@ -1,0 +1,22 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { ServiceConfig } from '../config/service-config.js';
+import type { InboundEvent } from './inbound-event.js';
+import type { Platform } from './platform.js';
+import type { SignatureVerdict } from './webhook-signature.js';
+
+/**
+ * What the webhook receiver needs from a platform. A platform is added by adding a folder with
+ * one of these; the receiver never learns platform names.
+ */
+export interface PlatformIngress {
+  readonly platform: Platform;
+  eventName(headers: IncomingHttpHeaders, body: unknown): string | null;
+  deliveryId(headers: IncomingHttpHeaders, body: unknown): string | null;
+  parse(eventName: string | null, body: unknown, headers: IncomingHttpHeaders): InboundEvent;
+  /**
+   * The secret a delivery must be signed with. `project` is the project the parsed delivery
+   * routes to (platform D keeps its secret per project), null when it routes nowhere.
+   */
+  secretFor(config: ServiceConfig, project: string | null): string | null;
+  verify(headers: IncomingHttpHeaders, rawBody: Buffer, secret: string | null): SignatureVerdict;
+}

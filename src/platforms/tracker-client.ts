@@ -1,0 +1,133 @@
+import type { TriggerConfig } from '../config/service-config.js';
+import type { Platform } from './platform.js';
+
+/**
+ * What the lifecycle state machine needs from a ticket tracker, implemented once per platform
+ * (GitHub, GitLab, Azure DevOps, Jira) by a thin `fetch` client. No NestJS here: the tickets
+ * module wires these in.
+ *
+ * Status on label-only trackers (A = GitHub, B = GitLab): a "status" is a label. A client of
+ * those platforms is built with the project's status labels (`trigger_statuses`, `done_status`,
+ * `needs_clarification_status`); `readTicket().status` is the first of them present on the
+ * ticket, and `setStatus(s)` adds label `s` and removes the other configured status labels, so
+ * that a ticket carries one status at a time like on C and D. Labels outside that set and
+ * outside `service:` are never touched.
+ */
+
+/** Prefix of the service's own lifecycle labels; nothing else is ever changed by a transition. */
+export const LIFECYCLE_LABEL_PREFIX = 'service:';
+
+/** The lifecycle labels of the spec. Used to clear stale ones on trackers without a conditional. */
+export const KNOWN_LIFECYCLE_LABELS: readonly string[] = [
+  'service:pending',
+  'service:enqueued',
+  'service:in-progress',
+  'service:done',
+  'service:failed',
+];
+
+export interface TicketSnapshot {
+  /** Platform ticket id: GitHub issue number, GitLab iid, ADO work item id, Jira key. */
+  ticket: string;
+  status: string | null;
+  labels: string[];
+  /**
+   * The token a conditional write must carry: GitHub `ETag`, Azure DevOps `rev`. `null` on
+   * GitLab and Jira (no conditional update exists there) and in `listTickets` results of
+   * GitHub (a list carries no per-issue entity tag: re-read before a conditional write).
+   */
+  concurrencyToken: string | null;
+}
+
+export type LabelReplaceResult = { outcome: 'Updated' } | { outcome: 'PreconditionFailed' };
+
+export interface TicketComment {
+  id: string;
+  body: string;
+  /** Login / username / unique name / account id of the author; null when the tracker hides it. */
+  author: string | null;
+}
+
+export interface ListTicketsQuery {
+  /** Ticket's status is any of these (OR). On A/B: carries any of these labels. */
+  statuses?: readonly string[];
+  /** Ticket carries all of these labels (AND). */
+  labels?: readonly string[];
+}
+
+export interface TrackerClient {
+  readonly platform: Platform;
+  readTicket(ticket: string): Promise<TicketSnapshot>;
+  /**
+   * Replace the ticket's lifecycle label by `next` (`null` removes every `service:` label).
+   * Conditional on `read` where the platform can (A: If-Match ETag, C: JSON Patch `test /rev`);
+   * a changed ticket gives `PreconditionFailed`. GitLab and Jira always answer `Updated` (the
+   * caller's claim lock / 10 s label lock is the guard there). Never changes other labels.
+   */
+  replaceLifecycleLabel(ticket: string, next: string | null, read: TicketSnapshot): Promise<LabelReplaceResult>;
+  setStatus(ticket: string, status: string): Promise<void>;
+  /** Returns the created comment's id. */
+  postComment(ticket: string, body: string): Promise<string>;
+  /** All comments, oldest first (system notes excluded). */
+  listComments(ticket: string): Promise<TicketComment[]>;
+  /** Open tickets matching the query (project-scoped where the platform needs a scope). */
+  listTickets(query?: ListTicketsQuery): Promise<TicketSnapshot[]>;
+}
+
+/** A failed tracker call. The message never carries credentials (redacted by the HTTP layer). */
+export class TrackerError extends Error {
+  override readonly name = 'TrackerError';
+  constructor(
+    message: string,
+    readonly platform: Platform,
+    /** HTTP status, or null for a network failure, a timeout or a local precondition. */
+    readonly status: number | null,
+    /** Worth trying again later (rate limit, tracker down, timeout). */
+    readonly retryable: boolean,
+    /** Server-mandated wait when it exceeded the client's cap, so the caller can reschedule. */
+    readonly retryAfterMs: number | null = null,
+  ) {
+    super(message);
+  }
+}
+
+export function isLifecycleLabel(label: string): boolean {
+  return label.startsWith(LIFECYCLE_LABEL_PREFIX);
+}
+
+/** Guards against ever writing a foreign label through the lifecycle path. */
+export function assertLifecycleLabel(platform: Platform, next: string | null): void {
+  if (next !== null && (!isLifecycleLabel(next) || next.length === LIFECYCLE_LABEL_PREFIX.length)) {
+    throw new TrackerError(`not a lifecycle label: ${JSON.stringify(next)}`, platform, null, false);
+  }
+}
+
+/** Full label set after the transition: foreign labels kept in order, one lifecycle label last. */
+export function withLifecycleLabel(labels: readonly string[], next: string | null): string[] {
+  const kept = labels.filter((label) => !isLifecycleLabel(label));
+  return next === null ? kept : [...kept, next];
+}
+
+/** Lifecycle labels to remove on add/remove trackers: those read plus every known one, minus next. */
+export function lifecycleLabelsToRemove(read: readonly string[], next: string | null): string[] {
+  const all = new Set([...read.filter(isLifecycleLabel), ...KNOWN_LIFECYCLE_LABELS]);
+  if (next !== null) all.delete(next);
+  return [...all];
+}
+
+/** The labels that act as statuses on label-only trackers (A, B), from a project's trigger block. */
+export function statusLabelsOf(trigger: TriggerConfig | null | undefined): string[] {
+  if (!trigger) return [];
+  const all = [...trigger.trigger_statuses, trigger.done_status, trigger.needs_clarification_status];
+  return [...new Set(all.filter((s): s is string => typeof s === 'string' && s.length > 0))];
+}
+
+/** First configured status label present on the ticket (case-insensitive), in the configured spelling. */
+export function statusFromLabels(labels: readonly string[], statusLabels: readonly string[]): string | null {
+  const present = new Set(labels.map((l) => l.toLowerCase()));
+  return statusLabels.find((s) => present.has(s.toLowerCase())) ?? null;
+}
+
+export function sameName(a: string, b: string): boolean {
+  return a.localeCompare(b, undefined, { sensitivity: 'accent' }) === 0;
+}

@@ -1,0 +1,50 @@
+import { Injectable } from '@nestjs/common';
+import { StoreConnectionService } from '../store/store-connection.service.js';
+import type { WebhookAnswer } from './webhook-answer.js';
+
+/** How long a delivery's answer is remembered (platforms redeliver within hours, at most days). */
+const REMEMBER_SECONDS = 7 * 24 * 3600;
+/** How long an in-flight delivery holds its id before a crash frees it. */
+const IN_FLIGHT_SECONDS = 60;
+const WAIT_FOR_FIRST_MS = 5000;
+const IN_FLIGHT = 'in-flight';
+
+export type Reservation = { first: true } | { first: false; answer: WebhookAnswer | null };
+
+/**
+ * A repeated delivery id gets the answer of its first delivery without the work being done
+ * again (platforms redeliver on timeouts and by hand). Kept in the store beside the claim locks.
+ */
+@Injectable()
+export class DeliveryDedupeService {
+  constructor(private readonly store: StoreConnectionService) {}
+
+  /** Reserves the id; a repeat gets the first answer (null when the first is still running after 5 s). */
+  async reserve(platform: string, deliveryId: string): Promise<Reservation> {
+    const client = this.store.client;
+    if (!client || !this.store.isConnected) return { first: true };
+    const key = this.key(platform, deliveryId);
+    if ((await client.set(key, IN_FLIGHT, 'EX', IN_FLIGHT_SECONDS, 'NX')) === 'OK') return { first: true };
+    const deadline = Date.now() + WAIT_FOR_FIRST_MS;
+    for (;;) {
+      const value = await client.get(key);
+      if (value === null) return this.reserve(platform, deliveryId);
+      if (value !== IN_FLIGHT) return { first: false, answer: JSON.parse(value) as WebhookAnswer };
+      if (Date.now() > deadline) return { first: false, answer: null };
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  /** Remembers a final answer; forgets the id when the answer asks the platform to retry. */
+  async settle(platform: string, deliveryId: string, answer: WebhookAnswer): Promise<void> {
+    const client = this.store.client;
+    if (!client || !this.store.isConnected) return;
+    const key = this.key(platform, deliveryId);
+    if (answer.status >= 500) await client.del(key);
+    else await client.set(key, JSON.stringify(answer), 'EX', REMEMBER_SECONDS);
+  }
+
+  private key(platform: string, deliveryId: string): string {
+    return this.store.key('delivery', platform, deliveryId);
+  }
+}

@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { DeliveryDedupeService } from './delivery-dedupe.service.js';
+import { TriggerLogService } from './trigger-log.service.js';
+import { WebhookController } from './webhook.controller.js';
+import { WebhookService } from './webhook.service.js';
+
+@Module({
+  controllers: [WebhookController],
+  providers: [WebhookService, DeliveryDedupeService, TriggerLogService],
+  exports: [TriggerLogService],
+})
+export class WebhooksModule {}

@@ -1,0 +1,122 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AzureDevOpsTrackerClient, buildWiql } from '../../src/platforms/azure-devops/azure-devops-tracker.client.js';
+import type { TrackerError } from '../../src/platforms/tracker-client.js';
+import { AzureDevOpsStandIn } from '../stand-ins/azure-devops-stand-in.js';
+
+const PAT = 'adoPatSecretValue0123456789';
+
+describe('AzureDevOpsTrackerClient against the Azure DevOps stand-in', () => {
+  let standIn: AzureDevOpsStandIn;
+  let client: AzureDevOpsTrackerClient;
+  let waits: number[];
+
+  const make = (pat = PAT): AzureDevOpsTrackerClient =>
+    new AzureDevOpsTrackerClient({
+      organizationUrl: standIn.organizationUrl,
+      teamProject: 'Shop',
+      pat,
+      http: { sleep: async (ms) => void waits.push(ms), random: () => 0, maxAttempts: 3 },
+    });
+
+  beforeEach(async () => {
+    standIn = await new AzureDevOpsStandIn(PAT).start();
+    waits = [];
+    client = make();
+    standIn.addWorkItem(101, 'Ready for Agent', ['frontend', 'service:pending']);
+  });
+  afterEach(() => standIn.stop());
+
+  it('reads state, tags and rev with Basic auth (empty user, PAT as password)', async () => {
+    await expect(client.readTicket('101')).resolves.toEqual({ ticket: '101', status: 'Ready for Agent', labels: ['frontend', 'service:pending'], concurrencyToken: '1' });
+    const req = standIn.requests[0]!;
+    expect(req.path).toBe('/acme/Shop/_apis/wit/workitems/101');
+    expect(req.query.get('api-version')).toBe('7.1');
+    expect(req.headers.authorization).toBe(`Basic ${Buffer.from(`:${PAT}`).toString('base64')}`);
+  });
+
+  it('replaces tags with a JSON Patch test on /rev and keeps foreign tags', async () => {
+    const read = await client.readTicket('101');
+    await expect(client.replaceLifecycleLabel('101', 'service:enqueued', read)).resolves.toEqual({ outcome: 'Updated' });
+    const patch = standIn.requests.at(-1)!;
+    expect(patch.headers['content-type']).toBe('application/json-patch+json');
+    expect(patch.body).toEqual([
+      { op: 'test', path: '/rev', value: 1 },
+      { op: 'replace', path: '/fields/System.Tags', value: 'frontend; service:enqueued' },
+    ]);
+    expect(standIn.tagsOf(101)).toEqual(['frontend', 'service:enqueued']);
+    expect(standIn.items.get(101)!.rev).toBe(2);
+    await client.replaceLifecycleLabel('101', null, await client.readTicket('101'));
+    expect(standIn.tagsOf(101)).toEqual(['frontend']);
+  });
+
+  for (const status of [412, 409] as const) {
+    it(`a concurrent edit between read and write → PreconditionFailed (${status}), nothing applied, re-read succeeds`, async () => {
+      standIn.testFailureStatus = status;
+      const read = await client.readTicket('101');
+      standIn.concurrentEdit(101, (item) => (item.fields['System.Tags'] = 'frontend; service:pending; hotfix'));
+      await expect(client.replaceLifecycleLabel('101', 'service:enqueued', read)).resolves.toEqual({ outcome: 'PreconditionFailed' });
+      expect(standIn.tagsOf(101)).toEqual(['frontend', 'service:pending', 'hotfix']);
+      expect(standIn.items.get(101)!.rev).toBe(2);
+
+      const reread = await client.readTicket('101');
+      await expect(client.replaceLifecycleLabel('101', 'service:enqueued', reread)).resolves.toEqual({ outcome: 'Updated' });
+      expect(standIn.tagsOf(101)).toEqual(['frontend', 'hotfix', 'service:enqueued']);
+    });
+  }
+
+  it('honours Retry-After on 429, then succeeds', async () => {
+    standIn.failNext(1, { status: 429, retryAfterSeconds: 3 });
+    await client.readTicket('101');
+    expect(waits).toEqual([3000]);
+  });
+
+  it('tracker down → retryable TrackerError', async () => {
+    standIn.setDown('unavailable');
+    await expect(client.readTicket('101')).rejects.toMatchObject({ name: 'TrackerError', status: 503, retryable: true });
+    expect(standIn.requests).toHaveLength(3);
+  });
+
+  it('posts and lists comments (7.1-preview.4), following continuation tokens', async () => {
+    standIn.commentsPageSize = 2;
+    const ids = [await client.postComment('101', 'one'), await client.postComment('101', 'two'), await client.postComment('101', 'three')];
+    expect(standIn.requests.at(-1)!.query.get('api-version')).toBe('7.1-preview.4');
+    const comments = await client.listComments('101');
+    expect(comments.map((c) => c.id)).toEqual(ids);
+    expect(comments[2]).toEqual({ id: ids[2], body: 'three', author: 'pipeline-bot@acme.example' });
+  });
+
+  it('setStatus patches System.State; an unknown state is a non-retryable error', async () => {
+    await client.setStatus('101', 'Resolved');
+    expect((await client.readTicket('101')).status).toBe('Resolved');
+    await expect(client.setStatus('101', 'Nonsense')).rejects.toMatchObject({ status: 400, retryable: false });
+  });
+
+  it('lists by WIQL (statuses OR, tags AND) with revs usable for a conditional write', async () => {
+    standIn.addWorkItem(102, 'Active', ['security']);
+    standIn.addWorkItem(103, 'Ready for Agent', ['security', 'frontend']);
+    standIn.addWorkItem(104, 'Closed', ['security']);
+    standIn.items.get(101)!.fields['System.Tags'] = 'frontend; security';
+    const found = await client.listTickets({ statuses: ['Ready for Agent', 'Active'], labels: ['security'] });
+    expect(found.map((t) => t.ticket)).toEqual(['101', '102', '103']);
+    const wiql = standIn.requests.find((r) => r.path.endsWith('/wiql'))!;
+    expect((wiql.body as { query: string }).query).toBe(buildWiql({ statuses: ['Ready for Agent', 'Active'], labels: ['security'] }));
+    await expect(client.replaceLifecycleLabel('103', 'service:enqueued', found[2]!)).resolves.toEqual({ outcome: 'Updated' });
+  });
+
+  it('escapes quotes in WIQL literals', () => {
+    expect(buildWiql({ statuses: ["Won't fix"] })).toContain("[System.State] IN ('Won''t fix')");
+  });
+
+  it('never puts the PAT (raw or base64) in error messages', async () => {
+    const err = await make('wrongPatValue987654').readTicket('101').then(unexpected, (e: unknown) => e as TrackerError);
+    expect(err).toMatchObject({ status: 401, retryable: false });
+    standIn.failNext(1, { status: 400, body: { message: `header was Basic ${Buffer.from(`:${PAT}`).toString('base64')} pat=${PAT}` } });
+    const echoed = await client.readTicket('101').then(unexpected, (e: unknown) => e as TrackerError);
+    expect(echoed.message).not.toContain(PAT);
+    expect(echoed.message).not.toContain(Buffer.from(`:${PAT}`).toString('base64'));
+  });
+});
+
+function unexpected(): never {
+  throw new Error('expected the call to fail');
+}

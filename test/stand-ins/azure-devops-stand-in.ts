@@ -1,0 +1,201 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { basicCredentials, json, notFound, StandInServer, type RecordedRequest, type StandInResponse } from './stand-in-server.js';
+
+/**
+ * Azure DevOps Work Item Tracking stand-in for one organization and team project, under
+ * `/{org}/{project}/_apis/wit/…`. Semantics kept:
+ * - every request needs `api-version` (400 otherwise) and Basic auth whose password is the PAT
+ *   (any user name, as on the real service): 401 otherwise;
+ * - `rev` is incremented on every change (field patch, comment);
+ * - `PATCH workitems/{id}` requires `Content-Type: application/json-patch+json` and applies the
+ *   JSON Patch atomically: a failed `test` (e.g. on `/rev`) rejects the whole document with
+ *   412 Precondition Failed (what the service answers for a stale `/rev` test; configurable to
+ *   409 to exercise that path); `add` on `/fields/System.Tags` merges tags, `replace` sets
+ *   them; `System.State` must be one of the process's states (400 otherwise);
+ * - `System.Tags` is `; `-separated and absent when empty;
+ * - comments (`workItems/{id}/comments`, api-version `7.1-preview.4`) are paged with `$top` and
+ *   `continuationToken`; WIQL (`POST _apis/wit/wiql`) understands the subset the client emits
+ *   (`[System.State] IN (…)`, `[System.Tags] CONTAINS '…'`, AND-ed); `GET workitems?ids=` is
+ *   the batch read.
+ */
+
+export interface AdoWorkItemState {
+  id: number;
+  rev: number;
+  fields: Record<string, string>;
+  comments: { id: number; text: string; uniqueName: string }[];
+}
+
+type PatchOp = { op?: string; path?: string; value?: unknown };
+
+export class AzureDevOpsStandIn extends StandInServer {
+  readonly items = new Map<number, AdoWorkItemState>();
+  /** Status answered for a failed `test` operation. */
+  testFailureStatus: 409 | 412 = 412;
+  states = ['New', 'Ready for Agent', 'Active', 'Resolved', 'Closed'];
+  /** Page size of the comments list when `$top` is not given. */
+  commentsPageSize = 200;
+  private nextCommentId = 1;
+
+  constructor(
+    readonly pat: string,
+    readonly organization = 'acme',
+    readonly project = 'Shop',
+    readonly uniqueName = 'pipeline-bot@acme.example',
+  ) {
+    super();
+  }
+
+  /** Value to configure as `organization_url`. */
+  get organizationUrl(): string {
+    return `${this.url}/${this.organization}`;
+  }
+
+  addWorkItem(id: number, state: string, tags: string[] = []): AdoWorkItemState {
+    const item: AdoWorkItemState = { id, rev: 1, fields: { 'System.State': state, 'System.TeamProject': this.project }, comments: [] };
+    setTags(item, tags);
+    this.items.set(id, item);
+    return item;
+  }
+
+  tagsOf(id: number): string[] {
+    return splitTags(this.items.get(id)?.fields['System.Tags']);
+  }
+
+  /** Someone else edits the work item (`rev` is bumped). */
+  concurrentEdit(id: number, mutate: (item: AdoWorkItemState) => void = () => {}): void {
+    const item = this.items.get(id);
+    if (!item) throw new Error(`no work item ${id}`);
+    mutate(item);
+    item.rev++;
+  }
+
+  protected authorized(headers: IncomingHttpHeaders): boolean {
+    return basicCredentials(headers.authorization)?.[1] === this.pat;
+  }
+
+  protected unauthorizedBody(): unknown {
+    return { message: 'TF400813: The user is not authorized to access this resource.' };
+  }
+
+  protected route(req: RecordedRequest, s: string[]): StandInResponse {
+    if (s[0] !== this.organization || s[1] !== this.project || s[2]?.toLowerCase() !== '_apis' || s[3] !== 'wit') return notFound({ message: 'project not found' });
+    if (!req.query.get('api-version')) return json(400, { message: 'No api-version was supplied for the request.' });
+    const resource = s[4]?.toLowerCase();
+    if (resource === 'wiql' && req.method === 'POST') return this.wiql(req);
+    if (resource !== 'workitems') return notFound();
+    if (s.length === 5 && req.method === 'GET') return this.batch(req);
+    const item = this.items.get(Number(s[5]));
+    if (!item) return notFound({ message: `TF401232: Work item ${s[5]} does not exist, or you do not have permissions to read it.` });
+    if (s.length === 6 && req.method === 'GET') return json(200, this.render(item));
+    if (s.length === 6 && req.method === 'PATCH') return this.patch(item, req);
+    if (s.length === 7 && s[6] === 'comments') return this.comments(item, req);
+    return notFound();
+  }
+
+  private patch(item: AdoWorkItemState, req: RecordedRequest): StandInResponse {
+    if (!(req.headers['content-type'] ?? '').startsWith('application/json-patch+json')) {
+      return json(415, { message: 'Valid content types for this method are: application/json-patch+json.' });
+    }
+    if (!Array.isArray(req.body)) return json(400, { message: 'You must pass a valid patch document in the body of the request.' });
+    const draft: AdoWorkItemState = { ...item, fields: { ...item.fields } };
+    for (const op of req.body as PatchOp[]) {
+      const failure = this.apply(draft, op);
+      if (failure) return failure;
+    }
+    item.fields = draft.fields;
+    item.rev++;
+    return json(200, this.render(item));
+  }
+
+  private apply(item: AdoWorkItemState, { op, path, value }: PatchOp): StandInResponse | null {
+    if (op === 'test') {
+      const current: unknown = path === '/rev' ? item.rev : path === '/id' ? item.id : item.fields[path?.replace(/^\/fields\//, '') ?? ''];
+      if (current === value) return null;
+      return json(this.testFailureStatus, { message: `The test operation on ${path} failed: expected ${JSON.stringify(value)}, found ${JSON.stringify(current)}.` });
+    }
+    const field = /^\/fields\/(.+)$/.exec(path ?? '')?.[1];
+    if (!field) return json(400, { message: `Invalid path ${path}` });
+    if (op === 'remove') {
+      delete item.fields[field];
+      return null;
+    }
+    if (op !== 'add' && op !== 'replace') return json(400, { message: `Unsupported operation ${op}` });
+    if (field === 'System.State' && !this.states.includes(String(value))) {
+      return json(400, { message: `TF401320: Rule Error for field State. Error code: Required, HasValues, LimitedToValues, AllowsOldValue, InvalidEmpty.` });
+    }
+    if (field === 'System.Tags') {
+      const incoming = splitTags(String(value ?? ''));
+      setTags(item, op === 'add' ? [...splitTags(item.fields['System.Tags']), ...incoming] : incoming);
+      return null;
+    }
+    item.fields[field] = String(value);
+    return null;
+  }
+
+  private comments(item: AdoWorkItemState, req: RecordedRequest): StandInResponse {
+    if (req.method === 'POST') {
+      const text = (req.body as { text?: unknown } | undefined)?.text;
+      if (typeof text !== 'string' || text.length === 0) return json(400, { message: 'Comment text cannot be empty.' });
+      const comment = { id: this.nextCommentId++, text, uniqueName: this.uniqueName };
+      item.comments.push(comment);
+      item.rev++;
+      return json(200, this.renderComment(item, comment));
+    }
+    if (req.method !== 'GET') return notFound();
+    const top = Number(req.query.get('$top')) || this.commentsPageSize;
+    const ordered = req.query.get('order') === 'desc' ? [...item.comments].reverse() : [...item.comments];
+    const start = Number(req.query.get('continuationToken') ?? 0);
+    const slice = ordered.slice(start, start + top);
+    const more = start + top < ordered.length;
+    return json(200, {
+      totalCount: item.comments.length,
+      count: slice.length,
+      comments: slice.map((c) => this.renderComment(item, c)),
+      ...(more ? { continuationToken: String(start + top) } : {}),
+    });
+  }
+
+  private wiql(req: RecordedRequest): StandInResponse {
+    const query = (req.body as { query?: unknown } | undefined)?.query;
+    if (typeof query !== 'string' || !/^SELECT\s+\[System\.Id\]\s+FROM\s+WorkItems/i.test(query)) return json(400, { message: 'TF51005: The query references a field that does not exist.' });
+    const states = /\[System\.State\]\s+IN\s+\(([^)]*)\)/i.exec(query)?.[1];
+    const wantedStates = states === undefined ? null : [...states.matchAll(/'((?:[^']|'')*)'/g)].map((m) => (m[1] ?? '').replace(/''/g, "'"));
+    const wantedTags = [...query.matchAll(/\[System\.Tags\]\s+CONTAINS\s+'((?:[^']|'')*)'/gi)].map((m) => (m[1] ?? '').replace(/''/g, "'").toLowerCase());
+    const ids = [...this.items.values()]
+      .filter((i) => wantedStates === null || wantedStates.some((s) => s.toLowerCase() === (i.fields['System.State'] ?? '').toLowerCase()))
+      .filter((i) => wantedTags.every((t) => splitTags(i.fields['System.Tags']).some((tag) => tag.toLowerCase() === t)))
+      .map((i) => i.id)
+      .sort((a, b) => a - b);
+    return json(200, { queryType: 'flat', asOf: new Date().toISOString(), workItems: ids.map((id) => ({ id, url: `${this.organizationUrl}/_apis/wit/workItems/${id}` })) });
+  }
+
+  private batch(req: RecordedRequest): StandInResponse {
+    const ids = (req.query.get('ids') ?? '').split(',').filter(Boolean).map(Number);
+    if (ids.length === 0 || ids.length > 200) return json(400, { message: 'The number of ids must be between 1 and 200.' });
+    const omit = req.query.get('errorPolicy')?.toLowerCase() === 'omit';
+    const missing = ids.filter((id) => !this.items.has(id));
+    if (missing.length > 0 && !omit) return notFound({ message: `TF401232: Work item ${missing[0]} does not exist.` });
+    const value = ids.map((id) => this.items.get(id)).map((item) => (item ? this.render(item) : null));
+    return json(200, { count: value.length, value });
+  }
+
+  private render(item: AdoWorkItemState): Record<string, unknown> {
+    return { id: item.id, rev: item.rev, fields: { ...item.fields }, url: `${this.organizationUrl}/_apis/wit/workItems/${item.id}` };
+  }
+
+  private renderComment(item: AdoWorkItemState, c: AdoWorkItemState['comments'][number]): Record<string, unknown> {
+    return { workItemId: item.id, id: c.id, version: 1, text: c.text, createdBy: { displayName: 'Pipeline Bot', uniqueName: c.uniqueName } };
+  }
+}
+
+function splitTags(tags: string | undefined): string[] {
+  return (tags ?? '').split(';').map((t) => t.trim()).filter(Boolean);
+}
+
+function setTags(item: AdoWorkItemState, tags: string[]): void {
+  const seen = new Set<string>();
+  const unique = tags.filter((t) => (seen.has(t.toLowerCase()) ? false : (seen.add(t.toLowerCase()), true)));
+  if (unique.length === 0) delete item.fields['System.Tags'];
+  else item.fields['System.Tags'] = unique.join('; ');
+}

@@ -1,0 +1,193 @@
+import { createHash } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import { intParam, json, notFound, pageOf, StandInServer, type RecordedRequest, type StandInResponse } from './stand-in-server.js';
+
+/**
+ * GitHub REST v3 stand-in for one repository's issues. Semantics kept from the real service:
+ * - `GET /repos/{o}/{r}/issues/{n}` answers a weak `ETag` derived from the representation, so
+ *   it changes on every modification (labels, state, comments bump `updated_at`);
+ * - `PATCH` with `If-Match` not matching the current ETag answers 412 and changes nothing;
+ *   `labels` in a PATCH replaces the whole set;
+ * - `POST …/labels` adds, `DELETE …/labels/{name}` removes (404 when absent), both answer the
+ *   issue's labels; comments are paginated with `per_page`/`page` and a `Link` header;
+ * - the issue list includes pull requests (clients must filter) and filters `labels=` as AND;
+ * - `Authorization: Bearer|token <token>` is required (401 `Bad credentials` otherwise).
+ */
+
+export interface GitHubIssueState {
+  number: number;
+  title: string;
+  state: 'open' | 'closed';
+  labels: string[];
+  isPullRequest: boolean;
+  version: number;
+  comments: { id: number; body: string; login: string }[];
+}
+
+export class GitHubStandIn extends StandInServer {
+  readonly issues = new Map<number, GitHubIssueState>();
+  private nextCommentId = 1000;
+
+  constructor(
+    readonly token: string,
+    readonly owner = 'acme',
+    readonly repo = 'shop-web',
+    readonly login = 'pipeline-bot',
+  ) {
+    super();
+  }
+
+  /** Base to configure as `api_url`. */
+  get apiUrl(): string {
+    return this.url;
+  }
+
+  addIssue(number: number, labels: string[] = [], opts: { state?: 'open' | 'closed'; isPullRequest?: boolean } = {}): GitHubIssueState {
+    const issue: GitHubIssueState = {
+      number,
+      title: `Issue ${number}`,
+      state: opts.state ?? 'open',
+      labels: [...labels],
+      isPullRequest: opts.isPullRequest ?? false,
+      version: 1,
+      comments: [],
+    };
+    this.issues.set(number, issue);
+    return issue;
+  }
+
+  /** Someone else edits the issue (the ETag changes). */
+  concurrentEdit(number: number, mutate: (issue: GitHubIssueState) => void = () => {}): void {
+    const issue = this.mustGet(number);
+    mutate(issue);
+    issue.version++;
+  }
+
+  etagOf(issue: GitHubIssueState): string {
+    const digest = createHash('sha1').update(JSON.stringify(this.render(issue))).digest('hex');
+    return `W/"${digest}"`;
+  }
+
+  protected authorized(headers: IncomingHttpHeaders): boolean {
+    const match = /^(?:Bearer|token)\s+(.+)$/i.exec(headers.authorization ?? '');
+    return match?.[1] === this.token;
+  }
+
+  protected unauthorizedBody(): unknown {
+    return { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest', status: '401' };
+  }
+
+  protected route(req: RecordedRequest, s: string[]): StandInResponse {
+    if (s[0] !== 'repos' || s[1] !== this.owner || s[2] !== this.repo || s[3] !== 'issues') return notFound();
+    if (s.length === 4 && req.method === 'GET') return this.list(req);
+    const issue = this.issues.get(Number(s[4]));
+    if (!issue) return notFound();
+    if (s.length === 5 && req.method === 'GET') return json(200, this.render(issue), { etag: this.etagOf(issue) });
+    if (s.length === 5 && req.method === 'PATCH') return this.patch(issue, req);
+    if (s[5] === 'labels') return this.labels(issue, req, s[6]);
+    if (s[5] === 'comments' && s.length === 6) return this.comments(issue, req);
+    return notFound();
+  }
+
+  private patch(issue: GitHubIssueState, req: RecordedRequest): StandInResponse {
+    const ifMatch = req.headers['if-match'];
+    if (ifMatch !== undefined && ifMatch !== '*' && !sameEntityTag(ifMatch, this.etagOf(issue))) {
+      return json(412, { message: 'Precondition Failed', documentation_url: 'https://docs.github.com/rest', status: '412' });
+    }
+    const body = (req.body ?? {}) as { labels?: (string | { name: string })[]; state?: 'open' | 'closed'; title?: string };
+    if (body.labels !== undefined) issue.labels = dedupe(body.labels.map((l) => (typeof l === 'string' ? l : l.name)));
+    if (body.state !== undefined) issue.state = body.state;
+    if (body.title !== undefined) issue.title = body.title;
+    issue.version++;
+    return json(200, this.render(issue), { etag: this.etagOf(issue) });
+  }
+
+  private labels(issue: GitHubIssueState, req: RecordedRequest, name: string | undefined): StandInResponse {
+    if (req.method === 'POST' && name === undefined) {
+      const body = req.body as { labels?: string[] } | undefined;
+      if (!Array.isArray(body?.labels)) return json(422, { message: 'Invalid request.' });
+      issue.labels = dedupe([...issue.labels, ...body.labels]);
+      issue.version++;
+      return json(200, issue.labels.map(labelObject));
+    }
+    if (req.method === 'DELETE' && name !== undefined) {
+      const index = issue.labels.findIndex((l) => l.toLowerCase() === name.toLowerCase());
+      if (index < 0) return json(404, { message: 'Label does not exist' });
+      issue.labels.splice(index, 1);
+      issue.version++;
+      return json(200, issue.labels.map(labelObject));
+    }
+    return notFound();
+  }
+
+  private comments(issue: GitHubIssueState, req: RecordedRequest): StandInResponse {
+    if (req.method === 'POST') {
+      const body = req.body as { body?: string } | undefined;
+      if (typeof body?.body !== 'string') return json(422, { message: 'Invalid request.' });
+      const comment = { id: this.nextCommentId++, body: body.body, login: this.login };
+      issue.comments.push(comment);
+      issue.version++;
+      return json(201, { id: comment.id, body: comment.body, user: { login: comment.login } });
+    }
+    if (req.method !== 'GET') return notFound();
+    const rendered = issue.comments.map((c) => ({ id: c.id, body: c.body, user: { login: c.login } }));
+    return this.paged(req, rendered);
+  }
+
+  private list(req: RecordedRequest): StandInResponse {
+    const state = req.query.get('state') ?? 'open';
+    const wanted = (req.query.get('labels') ?? '').split(',').filter(Boolean).map((l) => l.toLowerCase());
+    const matching = [...this.issues.values()]
+      .filter((i) => state === 'all' || i.state === state)
+      .filter((i) => wanted.every((w) => i.labels.some((l) => l.toLowerCase() === w)))
+      .sort((a, b) => a.number - b.number)
+      .map((i) => this.render(i));
+    return this.paged(req, matching);
+  }
+
+  private paged(req: RecordedRequest, items: unknown[]): StandInResponse {
+    const perPage = Math.min(100, intParam(req.query, 'per_page', 30));
+    const page = intParam(req.query, 'page', 1);
+    const { items: slice, hasNext } = pageOf(items, page, perPage);
+    const headers: Record<string, string> = {};
+    if (hasNext) {
+      const next = new URLSearchParams(req.query);
+      next.set('page', String(page + 1));
+      headers['link'] = `<${this.url}${req.path}?${next.toString()}>; rel="next"`;
+    }
+    return json(200, slice, headers);
+  }
+
+  private render(issue: GitHubIssueState): Record<string, unknown> {
+    return {
+      number: issue.number,
+      title: issue.title,
+      state: issue.state,
+      labels: issue.labels.map(labelObject),
+      comments: issue.comments.length,
+      updated_at: new Date(Date.UTC(2026, 0, 1) + issue.version * 1000).toISOString(),
+      ...(issue.isPullRequest ? { pull_request: { url: `${this.url}/repos/${this.owner}/${this.repo}/pulls/${issue.number}` } } : {}),
+    };
+  }
+
+  private mustGet(number: number): GitHubIssueState {
+    const issue = this.issues.get(number);
+    if (!issue) throw new Error(`no issue ${number}`);
+    return issue;
+  }
+}
+
+function labelObject(name: string): { name: string } {
+  return { name };
+}
+
+function dedupe(labels: string[]): string[] {
+  const seen = new Set<string>();
+  return labels.filter((l) => (seen.has(l.toLowerCase()) ? false : (seen.add(l.toLowerCase()), true)));
+}
+
+/** Weak comparison (RFC 9110 §8.8.3.2): opaque tags equal, `W/` ignored; a list is allowed. */
+function sameEntityTag(header: string, current: string): boolean {
+  const strip = (tag: string): string => tag.trim().replace(/^W\//, '');
+  return header.split(',').some((tag) => strip(tag) === strip(current));
+}
