@@ -1,0 +1,61 @@
+import { Controller, Get } from '@nestjs/common';
+import { ConfigService } from '../config/config.service.js';
+import type { Finding } from '../findings/finding.js';
+import { FindingSubsystem, finding } from '../findings/finding.js';
+import { nameClaimWarning } from './access-rules.js';
+import { AuthenticationService } from './authentication.service.js';
+import { Permission } from './permission.js';
+import { type IdentityResponse, identityResponseOf } from './principal.js';
+import { CurrentAuth, type RequestAuth } from './request-auth.js';
+import { RequirePermissions } from './require-permissions.decorator.js';
+import type { TokenRefusalDetail, TokenRefusalReason } from './token-validator.js';
+
+/** Shown instead of an identity when the token was refused (enforcement off) or nothing authenticates. */
+export interface IdentityRefusal {
+  authenticated: false;
+  refusal: { reason: TokenRefusalReason; detail: TokenRefusalDetail | null; message: string };
+  findings: Finding[];
+}
+
+@Controller('api/identity')
+export class IdentityController {
+  constructor(
+    private readonly authn: AuthenticationService,
+    private readonly config: ConfigService,
+  ) {}
+
+  /** Every validated caller holds identity.read, with or without roles. */
+  @Get()
+  @RequirePermissions(Permission.IdentityRead)
+  identity(@CurrentAuth() auth: RequestAuth): IdentityResponse | IdentityRefusal {
+    const standing = this.standingFindings();
+    if (auth.principal) {
+      const response = identityResponseOf(auth.principal);
+      return { ...response, findings: [...response.findings, ...standing] };
+    }
+    const refusal = auth.refusal
+      ? { reason: auth.refusal.reason, detail: auth.refusal.detail, message: auth.refusal.detail.message }
+      : this.authn.enforce || this.config.config.auth?.authority
+        ? { reason: 'missing' as const, detail: null, message: 'no bearer token was presented' }
+        : { reason: 'not_configured' as const, detail: null, message: 'no token authority is configured (auth.authority): nothing authenticates' };
+    return { authenticated: false, refusal, findings: standing };
+  }
+
+  /** Rule 6 (name_claim is not `sub`) and rule 8 (dashboard scopes naming another resource). */
+  private standingFindings(): Finding[] {
+    const out: Finding[] = [];
+    const warning = nameClaimWarning(this.authn.claimNames());
+    if (warning) out.push(warning);
+    const auth = this.config.config.auth;
+    const resources = (auth?.scopes ?? '').split(/\s+/).filter((s) => s.includes('/')).map((s) => s.slice(0, s.lastIndexOf('/')));
+    const audience = auth?.audience;
+    for (const resource of new Set(resources)) {
+      if (audience && resource !== audience && resource !== `api://${audience}`) {
+        out.push(finding(FindingSubsystem.Auth, 'advisory',
+          `the dashboard asks for scopes of resource ${resource}, but the server's audience is ${audience}: its tokens will be refused on audience`,
+          { field: 'SERVICE_AUTH_SCOPES' }));
+      }
+    }
+    return out;
+  }
+}
