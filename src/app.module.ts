@@ -2,6 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import type { ServiceEnvironment } from './config/environment.js';
 import { AuthModule } from './auth/auth.module.js';
 import { CoreModule } from './core.module.js';
+import { HubModule } from './hub/hub.module.js';
 import { RunQueueModule } from './runs/run-queue.module.js';
 import { TicketsModule } from './tickets/tickets.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
@@ -12,7 +13,7 @@ export class AppModule {
   static register(env: ServiceEnvironment): DynamicModule {
     return {
       module: AppModule,
-      imports: [CoreModule.register(env), AuthModule, RunQueueModule, TicketsModule, WebhooksModule],
+      imports: [CoreModule.register(env), AuthModule, RunQueueModule, TicketsModule, WebhooksModule, HubModule],
     };
   }
 }
