@@ -13,6 +13,9 @@ export default defineConfig({
     }),
   ],
   test: {
+    // In CI a JSON report as well, from which .ci/run prints one plain "N passed, N failed" line.
+    reporters: process.env.CI ? ['default', 'json'] : ['default'],
+    outputFile: { json: '.ci/test-report.json' },
     include: ['src/**/*.spec.ts', 'test/**/*.test.ts'],
     setupFiles: ['test/setup/reflect-metadata.ts'],
     testTimeout: 30_000,
