@@ -3,6 +3,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { DatabaseService } from '../database/database.service.js';
 import { LIVE_RUN_STATES, RunState } from '../database/entities/run.entity.js';
+import { updatedRows } from '../database/updated-rows.js';
 import { TicketState } from '../database/entities/ticket.entity.js';
 import type { Platform } from '../platforms/platform.js';
 import { LifecycleTrigger, TRANSITIONS } from './lifecycle.js';
@@ -35,6 +36,35 @@ const RUN_STATE_AFTER: Partial<Record<LifecycleTrigger, RunState>> = {
 
 const PG_UNIQUE_VIOLATION = '23505';
 
+interface ClaimRow {
+  prev_state: TicketState | null;
+  prev_run: string | null;
+  run_id: string | null;
+}
+
+/**
+ * The claim in one statement (one round trip): lock the ticket row, and only when no live run
+ * owns it insert the queued run and move the ticket to enqueued. Two first claims of a new
+ * ticket race on the live-run unique index; the loser gets a unique violation.
+ */
+const CLAIM_SQL = `
+  WITH cur AS (
+    SELECT state, run_id FROM tickets WHERE platform = $1 AND project = $2 AND ticket = $3 FOR UPDATE
+  ), free AS (
+    SELECT NOT EXISTS (SELECT 1 FROM cur WHERE state NOT IN ('${TRANSITIONS[LifecycleTrigger.Claim].from.join("', '")}')) AS yes
+  ), new_run AS (
+    INSERT INTO runs (id, platform, project, ticket, pipeline, state)
+    SELECT $5, $1, $2, $3, $4, 'queued' FROM free WHERE free.yes
+    RETURNING id
+  ), moved AS (
+    INSERT INTO tickets (platform, project, ticket, state, pipeline, run_id)
+    SELECT $1, $2, $3, 'enqueued', $4, id FROM new_run
+    ON CONFLICT (platform, project, ticket)
+    DO UPDATE SET state = 'enqueued', pipeline = EXCLUDED.pipeline, run_id = EXCLUDED.run_id, updated_at = now()
+    RETURNING run_id
+  )
+  SELECT (SELECT state FROM cur) AS prev_state, (SELECT run_id FROM cur) AS prev_run, (SELECT run_id FROM moved) AS run_id`;
+
 /**
  * The ticket lifecycle in the database, the system of record. Every transition is one
  * transaction, conditional on the state it expects, so a late or repeated call cannot move a
@@ -61,25 +91,10 @@ export class TicketLifecycleService {
     const runId = randomUUID();
     let result: ClaimResult;
     try {
-      result = await this.db.dataSource.transaction(async (tx) => {
-        const rows: { state: TicketState; run_id: string | null }[] = await tx.query(
-          'SELECT state, run_id FROM tickets WHERE platform = $1 AND project = $2 AND ticket = $3 FOR UPDATE',
-          [key.platform, key.project, key.ticket],
-        );
-        const current = rows[0] ?? null;
-        if (current && !TRANSITIONS[LifecycleTrigger.Claim].from.includes(current.state)) {
-          return { outcome: 'AlreadyClaimed', state: current.state } as const;
-        }
-        await insertRun(tx, runId, key, pipeline);
-        await tx.query(
-          `INSERT INTO tickets (platform, project, ticket, state, pipeline, run_id)
-           VALUES ($1, $2, $3, 'enqueued', $4, $5)
-           ON CONFLICT (platform, project, ticket)
-           DO UPDATE SET state = 'enqueued', pipeline = $4, run_id = $5, updated_at = now()`,
-          [key.platform, key.project, key.ticket, pipeline, runId],
-        );
-        return { outcome: 'Claimed', runId, previous: current && { state: current.state, runId: current.run_id } } as const;
-      });
+      const [row] = (await this.db.dataSource.query(CLAIM_SQL, [key.platform, key.project, key.ticket, pipeline, runId])) as ClaimRow[];
+      result = row?.run_id
+        ? { outcome: 'Claimed', runId, previous: row.prev_state ? { state: row.prev_state, runId: row.prev_run } : null }
+        : { outcome: 'AlreadyClaimed', state: row?.prev_state ?? TicketState.Enqueued };
     } catch (error) {
       if ((error as { code?: string }).code === PG_UNIQUE_VIOLATION) return { outcome: 'AlreadyClaimed', state: TicketState.Enqueued };
       throw error;
@@ -117,7 +132,7 @@ export class TicketLifecycleService {
     const rule = TRANSITIONS[trigger];
     const runState = RUN_STATE_AFTER[trigger];
     const event = await this.db.dataSource.transaction(async (tx) => {
-      const rows: { platform: Platform; project: string; ticket: string; pipeline: string; from_state: TicketState }[] = await tx.query(
+      const rows = updatedRows<{ platform: Platform; project: string; ticket: string; pipeline: string; from_state: TicketState }>(await tx.query(
         `WITH old AS (
            SELECT platform, project, ticket, state FROM tickets
            WHERE run_id = $1 AND state = ANY($2::text[]) FOR UPDATE
@@ -126,7 +141,7 @@ export class TicketLifecycleService {
          FROM old WHERE t.platform = old.platform AND t.project = old.project AND t.ticket = old.ticket
          RETURNING t.platform, t.project, t.ticket, t.pipeline, old.state AS from_state`,
         [runId, rule.from, rule.to],
-      );
+      ));
       const row = rows[0];
       if (!row) return null;
       if (runState) await updateRun(tx, runId, runState, error);
@@ -164,13 +179,6 @@ export class TicketLifecycleService {
       }
     }
   }
-}
-
-async function insertRun(tx: EntityManager, runId: string, key: TicketKey, pipeline: string): Promise<void> {
-  await tx.query(
-    `INSERT INTO runs (id, platform, project, ticket, pipeline, state) VALUES ($1, $2, $3, $4, $5, 'queued')`,
-    [runId, key.platform, key.project, key.ticket, pipeline],
-  );
 }
 
 async function updateRun(tx: EntityManager, runId: string, state: RunState, error: string | null): Promise<void> {
