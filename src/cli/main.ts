@@ -3,10 +3,12 @@ import { parseArgs } from 'node:util';
 import { readEnvironment } from '../config/environment.js';
 import { doctor, formatDoctor } from './doctor.command.js';
 import { migrate } from './migrate.command.js';
+import { runPipeline } from './run.command.js';
 
 const USAGE = `usage:
   pipeline-service doctor [--config FILE] [--json]   print findings and preflight checks; exit 1 when anything blocks
-  pipeline-service migrate                           apply database migrations and exit`;
+  pipeline-service migrate                           apply database migrations and exit
+  pipeline-service run PIPELINE --project P [--ticket T]   run one pipeline in-process; exit 0 on success, 1 on failure`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -23,6 +25,15 @@ async function main(argv: string[]): Promise<number> {
       const applied = await migrate(env);
       console.log(applied.length === 0 ? 'database is up to date' : `applied ${applied.length} migration(s): ${applied.join(', ')}`);
       return 0;
+    }
+    case 'run': {
+      const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { project: { type: 'string' }, ticket: { type: 'string' } } });
+      if (positionals.length !== 1 || !values.project) {
+        console.error(USAGE);
+        return 2;
+      }
+      const ok = await runPipeline(env, { pipeline: positionals[0] as string, project: values.project, ticket: values.ticket ?? null }, (line) => console.log(line));
+      return ok ? 0 : 1;
     }
     case undefined:
     case 'help':

@@ -38,6 +38,20 @@ export class RunQueueService implements OnApplicationShutdown {
     });
   }
 
+  /**
+   * Pushes a request again (the reconciler): an ended job under the same id (BullMQ keeps a
+   * number of them) is removed first, since a job id that still exists is not added twice.
+   */
+  async requeue(request: PipelineRequest): Promise<void> {
+    const job = await this.queue?.getJob(request.runId);
+    if (job) {
+      const state = await job.getState();
+      if (state !== 'completed' && state !== 'failed' && state !== 'unknown') return;
+      await job.remove();
+    }
+    await this.enqueue(request);
+  }
+
   /** True while the run's request waits or is being worked on. */
   async isQueued(runId: string): Promise<boolean> {
     if (!this.queue) return false;

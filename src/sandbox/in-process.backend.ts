@@ -4,13 +4,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { SandboxBackendKind } from '../config/service-config.js';
-import type { ProbeResult, SandboxBackend } from './sandbox-backend.js';
+import { InProcessSandbox } from './in-process.sandbox.js';
+import type { ProbeResult, Sandbox, SandboxBackend, SandboxSpec } from './sandbox-backend.js';
 
 const run = promisify(execFile);
+const DEFAULT_PATH = '/usr/local/bin:/usr/bin:/bin';
 
 /** Runs each sandbox as child processes in a fresh working directory on this host. */
 export class InProcessBackend implements SandboxBackend {
   readonly kind = SandboxBackendKind.InProcess;
+
+  /** `path` is the PATH commands get (the server's own, so toolchains on it are found). */
+  constructor(private readonly path: string = DEFAULT_PATH) {}
 
   /** Answers when it can make a working directory and start a shell in it. */
   async probe(): Promise<ProbeResult> {
@@ -24,5 +29,13 @@ export class InProcessBackend implements SandboxBackend {
     } finally {
       if (dir) await rm(dir, { recursive: true, force: true });
     }
+  }
+
+  /** A fresh directory; commands see only PATH, HOME (the directory), LANG and the run's variables. */
+  async create(spec: SandboxSpec): Promise<Sandbox> {
+    const safe = spec.name.replace(/[^A-Za-z0-9_.-]/g, '_');
+    const workdir = await mkdtemp(join(tmpdir(), `pipeline-service-${spec.runId.slice(0, 8)}-${safe}-`));
+    const env = { PATH: this.path, HOME: workdir, LANG: 'C.UTF-8', ...spec.env };
+    return new InProcessSandbox(spec.name, workdir, env);
   }
 }

@@ -2,8 +2,44 @@ import type { SandboxBackendKind } from '../config/service-config.js';
 
 export type ProbeResult = { ok: true; detail: string } | { ok: false; reason: string; fixHint: string };
 
+export const OutputStream = { Stdout: 'stdout', Stderr: 'stderr' } as const;
+export type OutputStream = (typeof OutputStream)[keyof typeof OutputStream];
+
+/** What a sandbox is created for. */
+export interface SandboxSpec {
+  runId: string;
+  /** The repository the sandbox serves (or `default` for a project without repositories). */
+  name: string;
+  /** The run's environment: the only variables its commands see (besides PATH, HOME, LANG). */
+  env: Readonly<Record<string, string>>;
+}
+
+export interface ExecOptions {
+  timeoutMs: number;
+  /** Extra variables for this command only. */
+  env?: Readonly<Record<string, string>>;
+  /** Called for every output line, as it arrives. */
+  onLine(stream: OutputStream, line: string): void;
+}
+
+export interface ExecResult {
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+}
+
+/** One live sandbox: a fresh working directory commands run in until it is destroyed. */
+export interface Sandbox {
+  readonly name: string;
+  readonly workdir: string;
+  exec(command: string, options: ExecOptions): Promise<ExecResult>;
+  /** Removes the sandbox and everything in it; safe to call twice. */
+  destroy(): Promise<void>;
+}
+
 /** A place runs execute in. Each backend answers `probe()` so the server can tell if it works. */
 export interface SandboxBackend {
   readonly kind: SandboxBackendKind;
   probe(): Promise<ProbeResult>;
+  create(spec: SandboxSpec): Promise<Sandbox>;
 }

@@ -1,9 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { ConfigService } from '../config/config.service.js';
-import { SandboxBackendKind } from '../config/service-config.js';
-import { InProcessBackend } from './in-process.backend.js';
+import { createSandboxBackend } from './sandbox-backend.factory.js';
 import { SANDBOX_BACKEND } from './sandbox.tokens.js';
-import { UnavailableBackend } from './unavailable.backend.js';
 
 @Global()
 @Module({
@@ -11,10 +9,7 @@ import { UnavailableBackend } from './unavailable.backend.js';
     {
       provide: SANDBOX_BACKEND,
       inject: [ConfigService],
-      useFactory: (config: ConfigService) => {
-        const kind = config.config.sandbox.backend;
-        return kind === SandboxBackendKind.InProcess ? new InProcessBackend() : new UnavailableBackend(kind);
-      },
+      useFactory: (config: ConfigService) => createSandboxBackend(config.config, config.env.variables.PATH),
     },
   ],
   exports: [SANDBOX_BACKEND],

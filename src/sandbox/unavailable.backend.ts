@@ -1,7 +1,7 @@
 import type { SandboxBackendKind } from '../config/service-config.js';
-import type { ProbeResult, SandboxBackend } from './sandbox-backend.js';
+import type { ProbeResult, Sandbox, SandboxBackend } from './sandbox-backend.js';
 
-/** A configured backend this build cannot drive: it answers its probe with why. */
+/** A configured backend this build cannot drive: it answers its probe with why, and creates nothing. */
 export class UnavailableBackend implements SandboxBackend {
   constructor(readonly kind: SandboxBackendKind) {}
 
@@ -11,5 +11,9 @@ export class UnavailableBackend implements SandboxBackend {
       reason: `sandbox backend ${this.kind} is not available in this release`,
       fixHint: 'set sandbox.backend: in-process',
     };
+  }
+
+  async create(): Promise<Sandbox> {
+    throw new Error(`sandbox backend ${this.kind} is not available in this release; set sandbox.backend: in-process`);
   }
 }

@@ -26,10 +26,12 @@ export interface HeldLock {
 export class LockService {
   constructor(private readonly store: StoreConnectionService) {}
 
-  /** The lock, or null when someone else holds it. Throws StoreUnavailableError without a store. */
-  async acquire(key: string, ttlMs: number): Promise<HeldLock | null> {
+  /**
+   * The lock, or null when someone else holds it. Throws StoreUnavailableError without a store.
+   * `token` (unique per acquisition) lets a lease carry who holds it, e.g. `<instance>:<uuid>`.
+   */
+  async acquire(key: string, ttlMs: number, token: string = randomUUID()): Promise<HeldLock | null> {
     const client = this.requireClient();
-    const token = randomUUID();
     const ok = await client.set(key, token, 'PX', ttlMs, 'NX');
     return ok === 'OK' ? { key, token } : null;
   }

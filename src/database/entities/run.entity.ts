@@ -25,4 +25,12 @@ export class RunEntity {
   @Column({ type: 'timestamptz', name: 'finished_at', nullable: true }) finishedAt: Date | null;
   @Column({ type: 'jsonb', nullable: true }) result: unknown;
   @Column({ type: 'text', nullable: true }) error: string | null;
+  /** Claim order; the capacity queue admits in this order (migration 0005). */
+  @Column({ type: 'bigint', name: 'queue_seq', insert: false, update: false }) queueSeq: string;
+  /** Instance id of the consumer that took the run. */
+  @Column({ type: 'text', nullable: true }) owner: string | null;
+  @Column({ type: 'timestamptz', name: 'heartbeat_at', nullable: true }) heartbeatAt: Date | null;
+  @Column({ type: 'timestamptz', name: 'admitted_at', nullable: true }) admittedAt: Date | null;
+  @Column({ type: 'double precision', name: 'cpu_request', nullable: true }) cpuRequest: number | null;
+  @Column({ type: 'bigint', name: 'memory_request', nullable: true }) memoryRequest: string | null;
 }

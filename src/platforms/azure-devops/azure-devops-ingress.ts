@@ -6,7 +6,8 @@ import { verifyAzureDevOpsBasicAuth } from './azure-devops-signature.js';
 
 export const azureDevOpsIngress: PlatformIngress = {
   platform: Platform.AzureDevOps,
-  eventName: azureDevOpsEventName,
+  // azureDevOpsEventName takes (body, headers); the receiver calls eventName(headers, body).
+  eventName: (headers, body) => azureDevOpsEventName(body, headers),
   deliveryId: (_headers, body) => azureDevOpsDeliveryId(body),
   parse: parseAzureDevOpsPayload,
   secretFor: (config) => config.webhooks.platform_c_secret,

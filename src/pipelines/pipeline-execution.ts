@@ -1,0 +1,49 @@
+import type { ProjectConfig, RepoConfig } from '../config/service-config.js';
+import { SandboxState } from '../database/entities/run-sandbox.entity.js';
+import type { SandboxBackend } from '../sandbox/sandbox-backend.js';
+import type { Pipeline, RunEventSink, RunSandbox, StepResult } from './pipeline.js';
+import { RunEventKind } from './run-event-kind.js';
+import { type RunIdentity, runEnvironment, sandboxName, sandboxPlan } from './run-environment.js';
+import type { StepRunner } from './step-runner.js';
+
+export interface PipelineExecutionInput {
+  run: RunIdentity;
+  project: ProjectConfig | null;
+  pipeline: Pipeline;
+  backend: SandboxBackend;
+  runner: StepRunner;
+  events: RunEventSink;
+  /** Told of each sandbox's state (the server records it; the CLI does not). */
+  onSandbox?(repo: RepoConfig | null, state: SandboxState): Promise<void>;
+}
+
+/**
+ * One run of a pipeline: creates its N sandboxes (one per repository), runs the steps in them
+ * and destroys them again however the steps ended. Used by the consumer and by `pipeline-service run`.
+ */
+export async function executePipeline(input: PipelineExecutionInput): Promise<StepResult> {
+  const { run, events } = input;
+  const note = input.onSandbox ?? (async () => undefined);
+  const sandboxes: RunSandbox[] = [];
+  try {
+    for (const repo of sandboxPlan(input.project)) {
+      const name = sandboxName(repo);
+      await note(repo, SandboxState.Creating);
+      try {
+        sandboxes.push({ repo, sandbox: await input.backend.create({ runId: run.runId, name, env: runEnvironment(run, repo) }) });
+      } catch (error) {
+        await note(repo, SandboxState.Failed);
+        return { ok: false, error: `sandbox ${name} could not be created: ${(error as Error).message}` };
+      }
+      await note(repo, SandboxState.Ready);
+      events.emit(RunEventKind.SandboxCreated, name, repo ? `${repo.name} (path prefix "${repo.path_prefix}")` : 'default sandbox');
+    }
+    return await input.runner.run(input.pipeline, { runId: run.runId, sandboxes, events });
+  } finally {
+    for (const { repo, sandbox } of sandboxes) {
+      await sandbox.destroy().catch(() => undefined);
+      await note(repo, SandboxState.Destroyed).catch(() => undefined);
+      events.emit(RunEventKind.SandboxDestroyed, sandbox.name, 'removed');
+    }
+  }
+}

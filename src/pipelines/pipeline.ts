@@ -1,0 +1,38 @@
+import type { RepoConfig } from '../config/service-config.js';
+import type { Sandbox } from '../sandbox/sandbox-backend.js';
+import type { RunEventKind } from './run-event-kind.js';
+
+/** Where a run's events go: the database and the live feed in the server, the terminal in the CLI. */
+export interface RunEventSink {
+  emit(kind: RunEventKind, sandbox: string | null, text: string): void;
+}
+
+/** One of a run's sandboxes with the repository it serves (null for a project without repositories). */
+export interface RunSandbox {
+  repo: RepoConfig | null;
+  sandbox: Sandbox;
+}
+
+export interface StepContext {
+  runId: string;
+  pipeline: string;
+  sandboxes: readonly RunSandbox[];
+  events: RunEventSink;
+  /** Epoch ms by which the whole run must have ended. */
+  deadline: number;
+}
+
+export type StepResult = { ok: true } | { ok: false; error: string };
+
+/** One step of a pipeline. It runs in the run's sandboxes and reports success or the error. */
+export interface PipelineStep {
+  readonly name: string;
+  run(context: StepContext): Promise<StepResult>;
+}
+
+/** A pipeline: an ordered list of steps, and how long the whole run may take. */
+export interface Pipeline {
+  readonly name: string;
+  readonly steps: readonly PipelineStep[];
+  readonly timeoutMs: number;
+}

@@ -1,0 +1,17 @@
+/** Kinds of run events (stored in `run_events.kind` and published on the live run feed). */
+export const RunEventKind = {
+  /** A ticket or run state change (claim, dequeue, success, failure, stale revert). */
+  State: 'state',
+  Queued: 'queued',
+  Admitted: 'admitted',
+  SandboxCreated: 'sandbox-created',
+  SandboxDestroyed: 'sandbox-destroyed',
+  StepStarted: 'step-started',
+  StepFinished: 'step-finished',
+  StepFailed: 'step-failed',
+  Stdout: 'stdout',
+  Stderr: 'stderr',
+  RunSucceeded: 'run-succeeded',
+  RunFailed: 'run-failed',
+} as const;
+export type RunEventKind = (typeof RunEventKind)[keyof typeof RunEventKind];

@@ -1,0 +1,116 @@
+import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ConfigService } from '../../config/config.service.js';
+import { DatabaseService } from '../../database/database.service.js';
+import { LIVE_RUN_STATES, RunState } from '../../database/entities/run.entity.js';
+import { LeaderElectionService } from '../../leader/leader-election.service.js';
+import { LeaseName } from '../../leader/lease-name.js';
+import { SubsystemsService } from '../../store/subsystems.service.js';
+import { BackgroundSubsystem } from '../../store/subsystem.js';
+import { admitInOrder } from './admission-order.js';
+import { type Footprint, footprintOf, sandboxCount } from './footprint.js';
+
+/** How often the leader looks for runs to admit, and a waiting consumer for its admission. */
+const ADMIT_EVERY_MS = 250;
+const POLL_EVERY_MS = 100;
+
+/**
+ * The capacity queue. A run's footprint is its sandboxes' requests; the leader (lease
+ * `capacity_queue`) admits waiting runs in claim order (`runs.queue_seq`) while the head fits
+ * beside what admitted live runs hold, and stops at the first that does not: strict FIFO.
+ * A waiting run stays `queued` and visible. Capacity is held in the database (admitted runs in a
+ * live state), so it is freed whenever a run ends, by success, failure or a stale revert, and a
+ * store flush loses nothing. No `capacity:` block means unbounded: runs admit themselves.
+ */
+@Injectable()
+export class CapacityQueueService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('CapacityQueue');
+  private timer: NodeJS.Timeout | null = null;
+  private admitting: Promise<void> | null = null;
+
+  constructor(
+    private readonly db: DatabaseService,
+    private readonly config: ConfigService,
+    private readonly leader: LeaderElectionService,
+    private readonly subsystems: SubsystemsService,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.leader.onChange(LeaseName.CapacityQueue, (held) => {
+      if (this.timer) clearInterval(this.timer);
+      this.timer = held ? setInterval(() => void this.admit(), ADMIT_EVERY_MS) : null;
+      if (held) void this.admit();
+    });
+  }
+
+  /** The footprint of a run of `project`. */
+  footprintFor(project: string): Footprint {
+    const config = this.config.config;
+    return footprintOf(sandboxCount(config.projects[project]), config.sandbox);
+  }
+
+  /**
+   * Resolves true once the run is admitted, false when it stopped waiting (it is no longer
+   * queued, or `stop()` says the consumer is closing).
+   */
+  async waitForAdmission(runId: string, footprint: Footprint, stop: () => boolean): Promise<boolean> {
+    let justAdmitted = false;
+    for (;;) {
+      if (this.config.config.capacity === null) {
+        await this.db.dataSource.query(
+          `UPDATE runs SET admitted_at = now(), cpu_request = $2, memory_request = $3
+           WHERE id = $1 AND state = 'queued' AND admitted_at IS NULL`, [runId, footprint.cpu, footprint.memory]);
+      }
+      const rows: { state: RunState; admitted: boolean }[] = await this.db.dataSource.query(
+        'SELECT state, admitted_at IS NOT NULL AS admitted FROM runs WHERE id = $1', [runId]);
+      const row = rows[0];
+      if (!row || row.state !== RunState.Queued) return false;
+      if (row.admitted) return true;
+      if (stop()) return false;
+      // On the leader, admit at once and look again without waiting.
+      if (!justAdmitted && this.leader.isLeader(LeaseName.CapacityQueue)) {
+        await this.admit();
+        justAdmitted = true;
+        continue;
+      }
+      justAdmitted = false;
+      await sleep(POLL_EVERY_MS);
+    }
+  }
+
+  /** Leader only: admits waiting runs in strict FIFO order. Concurrent calls share one pass. */
+  admit(): Promise<void> {
+    if (!this.leader.isLeader(LeaseName.CapacityQueue) || !this.db.isReady) return Promise.resolve();
+    this.admitting ??= this.admitPass().finally(() => {
+      this.admitting = null;
+    });
+    return this.admitting;
+  }
+
+  private async admitPass(): Promise<void> {
+    const capacity = this.config.config.capacity;
+    try {
+      const waiting: { id: string; project: string }[] = await this.db.dataSource.query(
+        `SELECT id, project FROM runs WHERE state = 'queued' AND admitted_at IS NULL ORDER BY queue_seq`);
+      if (waiting.length === 0) return;
+      const used: { cpu: number | null; memory: string | null }[] = await this.db.dataSource.query(
+        `SELECT SUM(cpu_request) AS cpu, SUM(memory_request) AS memory FROM runs
+         WHERE admitted_at IS NOT NULL AND state = ANY($1::text[])`, [LIVE_RUN_STATES]);
+      const current = { cpu: Number(used[0]?.cpu ?? 0), memory: Number(used[0]?.memory ?? 0) };
+      const admit = admitInOrder(waiting.map((w) => ({ id: w.id, footprint: this.footprintFor(w.project) })), current, capacity);
+      for (const run of admit) {
+        await this.db.dataSource.query(
+          `UPDATE runs SET admitted_at = now(), cpu_request = $2, memory_request = $3
+           WHERE id = $1 AND state = 'queued' AND admitted_at IS NULL`, [run.id, run.footprint.cpu, run.footprint.memory]);
+      }
+      if (admit.length > 0) this.logger.debug(`admitted ${admit.length} run(s); ${waiting.length - admit.length} waiting`);
+      this.subsystems.set(BackgroundSubsystem.CapacityQueue, 'up', capacity ? `leader; ${waiting.length - admit.length} run(s) waiting` : 'leader; capacity unbounded');
+    } catch (error) {
+      this.subsystems.set(BackgroundSubsystem.CapacityQueue, 'degraded', `admission crashed, retrying: ${(error as Error).message}`);
+    }
+  }
+
+  onApplicationShutdown(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+}

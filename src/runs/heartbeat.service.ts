@@ -1,0 +1,83 @@
+import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { ConfigService } from '../config/config.service.js';
+import { InstanceIdentity } from '../store/instance-identity.service.js';
+import { StoreConnectionService } from '../store/store-connection.service.js';
+import { RunRecordsService } from './run-records.service.js';
+
+/**
+ * Heartbeats of the runs this process's consumer owns: every `queue.heartbeat_interval_seconds`
+ * the store key `svc:heartbeat:<runId>` (value: this instance, TTL `heartbeat_ttl_seconds`) and the
+ * run's `heartbeat_at` are renewed, together with this consumer's liveness key
+ * `svc:consumer:<instance>`. The database copy lets a store flush pass without a false alarm.
+ */
+@Injectable()
+export class HeartbeatService implements OnApplicationShutdown {
+  private readonly logger = new Logger('Heartbeat');
+  private readonly runs = new Set<string>();
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly store: StoreConnectionService,
+    private readonly records: RunRecordsService,
+    private readonly config: ConfigService,
+    private readonly instance: InstanceIdentity,
+  ) {}
+
+  private get ttlMs(): number {
+    return this.config.config.queue.heartbeat_ttl_seconds * 1000;
+  }
+
+  heartbeatKey(runId: string): string {
+    return this.store.key('heartbeat', runId);
+  }
+
+  consumerKey(instanceId: string): string {
+    return this.store.key('consumer', instanceId);
+  }
+
+  /** Starts the renewal timer and the consumer's liveness key (the consumer is running). */
+  begin(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => void this.beat(), this.config.config.queue.heartbeat_interval_seconds * 1000);
+    void this.beat();
+  }
+
+  async start(runId: string): Promise<void> {
+    this.runs.add(runId);
+    await this.records.takeOwnership(runId, this.instance.id);
+    await this.setKeys([runId]);
+  }
+
+  async stop(runId: string): Promise<void> {
+    this.runs.delete(runId);
+    if (this.store.isConnected) await this.store.client?.del(this.heartbeatKey(runId)).catch(() => undefined);
+  }
+
+  async isBeating(runId: string): Promise<boolean> {
+    return (await this.store.client?.exists(this.heartbeatKey(runId))) === 1;
+  }
+
+  async isConsumerAlive(instanceId: string): Promise<boolean> {
+    return (await this.store.client?.exists(this.consumerKey(instanceId))) === 1;
+  }
+
+  private async beat(): Promise<void> {
+    const runs = [...this.runs];
+    await this.records.touch(runs, this.instance.id).catch((error: Error) => this.logger.warn(`heartbeat not stored: ${error.message}`));
+    await this.setKeys(runs);
+  }
+
+  private async setKeys(runs: string[]): Promise<void> {
+    const client = this.store.client;
+    if (!client || !this.store.isConnected) return;
+    const multi = client.multi().set(this.consumerKey(this.instance.id), '1', 'PX', this.ttlMs);
+    for (const runId of runs) multi.set(this.heartbeatKey(runId), this.instance.id, 'PX', this.ttlMs);
+    await multi.exec().catch(() => undefined);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    if (this.store.isConnected) await this.store.client?.del(this.consumerKey(this.instance.id)).catch(() => undefined);
+  }
+}

@@ -1,0 +1,67 @@
+import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { ConfigService } from '../config/config.service.js';
+import { DatabaseService } from '../database/database.service.js';
+import { LeaderElectionService } from '../leader/leader-election.service.js';
+import { LeaseName } from '../leader/lease-name.js';
+import { InstanceIdentity } from '../store/instance-identity.service.js';
+import { SubsystemsService } from '../store/subsystems.service.js';
+import { BackgroundSubsystem } from '../store/subsystem.js';
+import { ReconcilerService } from './reconciler.service.js';
+import { StaleJobDetectorService } from './stale-job-detector.service.js';
+
+/**
+ * Housekeeping: while this replica holds the `housekeeping` lease, the stale-job detector runs
+ * every `queue.stale_scan_interval_seconds` and the reconciler every
+ * `queue.reconcile_interval_seconds` (both once at once on taking the lease). A pass that
+ * throws leaves the subsystem `degraded` (retrying) until a pass succeeds.
+ */
+@Injectable()
+export class HousekeepingService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('Housekeeping');
+  private timers: NodeJS.Timeout[] = [];
+
+  constructor(
+    private readonly leader: LeaderElectionService,
+    private readonly detector: StaleJobDetectorService,
+    private readonly reconciler: ReconcilerService,
+    private readonly db: DatabaseService,
+    private readonly config: ConfigService,
+    private readonly subsystems: SubsystemsService,
+    private readonly instance: InstanceIdentity,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.leader.onChange(LeaseName.Housekeeping, (held) => (held ? this.start() : this.stop()));
+  }
+
+  private start(): void {
+    this.stop();
+    const q = this.config.config.queue;
+    const scan = () => void this.guarded('stale-job detection', () => this.detector.scan());
+    const reconcile = () => void this.guarded('reconciliation', () => this.reconciler.reconcile());
+    this.timers = [setInterval(scan, q.stale_scan_interval_seconds * 1000), setInterval(reconcile, q.reconcile_interval_seconds * 1000)];
+    scan();
+    reconcile();
+  }
+
+  private stop(): void {
+    for (const timer of this.timers) clearInterval(timer);
+    this.timers = [];
+  }
+
+  private async guarded(task: string, work: () => Promise<unknown>): Promise<void> {
+    if (!this.leader.isLeader(LeaseName.Housekeeping)) return;
+    if (!this.db.isReady) return; // the consumer reports the database; the next pass retries
+    try {
+      await work();
+      this.subsystems.set(BackgroundSubsystem.Housekeeping, 'up', `leader (${this.instance.id})`);
+    } catch (error) {
+      this.logger.warn(`${task} failed, retrying: ${(error as Error).message}`);
+      this.subsystems.set(BackgroundSubsystem.Housekeeping, 'degraded', `${task} crashed, retrying: ${(error as Error).message}`);
+    }
+  }
+
+  onApplicationShutdown(): void {
+    this.stop();
+  }
+}

@@ -1,0 +1,27 @@
+import { Module } from '@nestjs/common';
+import { LeaderModule } from '../leader/leader.module.js';
+import { PipelinesModule } from '../pipelines/pipelines.module.js';
+import { CapacityQueueService } from './capacity/capacity-queue.service.js';
+import { HeartbeatService } from './heartbeat.service.js';
+import { HousekeepingService } from './housekeeping.service.js';
+import { ReconcilerService } from './reconciler.service.js';
+import { RunConsumerService } from './run-consumer.service.js';
+import { RunEventsService } from './run-events.service.js';
+import { RunExecutorService } from './run-executor.service.js';
+import { RunFeedPublisher } from './run-feed.publisher.js';
+import { RunRecordsService } from './run-records.service.js';
+import { StaleJobDetectorService } from './stale-job-detector.service.js';
+
+/**
+ * The run engine: consumer, executor, capacity queue, heartbeats, housekeeping (stale-job
+ * detector and reconciler) and the live run feed. Needs RunQueueModule and TicketsModule.
+ */
+@Module({
+  imports: [LeaderModule, PipelinesModule],
+  providers: [
+    RunRecordsService, RunFeedPublisher, RunEventsService, HeartbeatService, CapacityQueueService,
+    RunExecutorService, RunConsumerService, StaleJobDetectorService, ReconcilerService, HousekeepingService,
+  ],
+  exports: [RunRecordsService, RunEventsService, RunFeedPublisher, CapacityQueueService, StaleJobDetectorService, ReconcilerService],
+})
+export class RunEngineModule {}

@@ -1,0 +1,122 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { ConfigService } from '../config/config.service.js';
+import { RunState } from '../database/entities/run.entity.js';
+import type { StepResult } from '../pipelines/pipeline.js';
+import { executePipeline } from '../pipelines/pipeline-execution.js';
+import { PipelineCatalogService } from '../pipelines/pipeline-catalog.service.js';
+import { RunEventKind } from '../pipelines/run-event-kind.js';
+import { sandboxName } from '../pipelines/run-environment.js';
+import { StepRunner } from '../pipelines/step-runner.js';
+import type { SandboxBackend } from '../sandbox/sandbox-backend.js';
+import { SANDBOX_BACKEND } from '../sandbox/sandbox.tokens.js';
+import { LifecycleTrigger } from '../tickets/lifecycle.js';
+import { TicketLifecycleService } from '../tickets/ticket-lifecycle.service.js';
+import { CapacityQueueService } from './capacity/capacity-queue.service.js';
+import { exceedsCapacity } from './capacity/footprint.js';
+import { HeartbeatService } from './heartbeat.service.js';
+import type { PipelineRequest } from './pipeline-request.js';
+import type { RunEventWriter } from './run-event-writer.js';
+import { RunEventsService } from './run-events.service.js';
+import { RunRecordsService } from './run-records.service.js';
+
+export const RunOutcome = { Succeeded: 'succeeded', Failed: 'failed', Skipped: 'skipped' } as const;
+export type RunOutcome = (typeof RunOutcome)[keyof typeof RunOutcome];
+
+/**
+ * Executes one dequeued request: heartbeat from the moment it is taken, wait for capacity
+ * (strict FIFO), Enqueued → InProgress before the first command, the pipeline in N sandboxes,
+ * then Done or Failed. A request whose run is no longer queued (already taken, ended, or unknown)
+ * is skipped, so a pushed-again request never runs a pipeline twice.
+ */
+@Injectable()
+export class RunExecutorService {
+  private readonly logger = new Logger('RunExecutor');
+  private closing = false;
+
+  constructor(
+    private readonly records: RunRecordsService,
+    private readonly events: RunEventsService,
+    private readonly heartbeat: HeartbeatService,
+    private readonly capacity: CapacityQueueService,
+    private readonly lifecycle: TicketLifecycleService,
+    private readonly catalog: PipelineCatalogService,
+    private readonly runner: StepRunner,
+    private readonly config: ConfigService,
+    @Inject(SANDBOX_BACKEND) private readonly backend: SandboxBackend,
+  ) {}
+
+  /** Stop waiting for capacity (shutdown); runs already started finish. */
+  close(): void {
+    this.closing = true;
+  }
+
+  async execute(request: PipelineRequest): Promise<RunOutcome> {
+    const run = await this.records.find(request.runId);
+    if (!run || run.state !== RunState.Queued) {
+      this.logger.log(`request for run ${request.runId} skipped: run is ${run ? run.state : 'unknown'}`);
+      return RunOutcome.Skipped;
+    }
+    await this.heartbeat.start(request.runId);
+    const events = await this.events.open(request.runId);
+    try {
+      return await this.admitAndRun(request, events);
+    } finally {
+      await events.flush();
+      await this.heartbeat.stop(request.runId);
+      void this.capacity.admit();
+    }
+  }
+
+  private async admitAndRun(request: PipelineRequest, events: RunEventWriter): Promise<RunOutcome> {
+    const footprint = this.capacity.footprintFor(request.project);
+    const capacity = this.config.config.capacity;
+    if (exceedsCapacity(footprint, capacity)) {
+      const error = `run needs ${footprint.cpu} cpu and ${footprint.memory} bytes of memory, more than the whole capacity (${capacity?.cpu} cpu, ${capacity?.memory} bytes)`;
+      if (!(await this.begin(request))) return RunOutcome.Skipped;
+      return this.end(request, { ok: false, error }, events);
+    }
+    events.emit(RunEventKind.Queued, null, `waiting for capacity: ${footprint.cpu} cpu, ${footprint.memory} bytes`);
+    if (!(await this.capacity.waitForAdmission(request.runId, footprint, () => this.closing))) return RunOutcome.Skipped;
+    events.emit(RunEventKind.Admitted, null, 'capacity admitted');
+    if (!(await this.begin(request))) return RunOutcome.Skipped;
+    let result: StepResult;
+    try {
+      result = await executePipeline({
+        run: request,
+        project: this.config.config.projects[request.project] ?? null,
+        pipeline: this.catalog.resolve(request.pipeline),
+        backend: this.backend,
+        runner: this.runner,
+        events,
+        onSandbox: (repo, state) => this.records.noteSandbox(request.runId, sandboxName(repo), repo?.path_prefix ?? '', state),
+      });
+    } catch (error) {
+      result = { ok: false, error: `run crashed: ${(error as Error).message}` };
+    }
+    return this.end(request, result, events);
+  }
+
+  /** Enqueued → InProgress (or queued → running for a ticket-less run); false when someone else has it. */
+  private async begin(request: PipelineRequest): Promise<boolean> {
+    const started = request.ticket === null
+      ? await this.records.startTicketless(request.runId)
+      : (await this.lifecycle.transition(request.runId, LifecycleTrigger.Dequeue)) !== null;
+    if (!started) this.logger.warn(`run ${request.runId} not started: it is no longer waiting to start`);
+    return started;
+  }
+
+  private async end(request: PipelineRequest, result: StepResult, events: RunEventWriter): Promise<RunOutcome> {
+    const error = result.ok ? null : result.error;
+    events.emit(result.ok ? RunEventKind.RunSucceeded : RunEventKind.RunFailed, null, error ?? `pipeline ${request.pipeline} succeeded`);
+    await events.flush();
+    if (request.ticket === null) {
+      await this.records.finish(request.runId, result.ok ? RunState.Succeeded : RunState.Failed, error);
+    } else {
+      const moved = await this.lifecycle.transition(request.runId, result.ok ? LifecycleTrigger.Succeed : LifecycleTrigger.Fail, error);
+      // The ticket moved on without this run (e.g. reverted as stale while paused): still end the run.
+      if (!moved) await this.records.finish(request.runId, result.ok ? RunState.Succeeded : RunState.Failed, error);
+    }
+    this.logger.log(`run ${request.runId} (${request.project}/${request.ticket ?? '-'} ${request.pipeline}) ${result.ok ? 'succeeded' : `failed: ${error}`}`);
+    return result.ok ? RunOutcome.Succeeded : RunOutcome.Failed;
+  }
+}

@@ -1,0 +1,85 @@
+import { Injectable } from '@nestjs/common';
+import { DatabaseService } from '../database/database.service.js';
+import { updatedRows } from '../database/updated-rows.js';
+import type { SandboxState } from '../database/entities/run-sandbox.entity.js';
+import { LIVE_RUN_STATES, RunState } from '../database/entities/run.entity.js';
+import type { Platform } from '../platforms/platform.js';
+import type { PipelineRequest } from './pipeline-request.js';
+
+/** The columns of a run the engine works with. */
+export interface RunRow {
+  id: string;
+  platform: Platform;
+  project: string;
+  ticket: string | null;
+  pipeline: string;
+  state: RunState;
+  owner: string | null;
+  admitted: boolean;
+}
+
+/**
+ * Run records in the database beyond what the ticket lifecycle writes: owners and heartbeats,
+ * the state of ticket-less runs (which have no ticket row to transition), and sandboxes.
+ */
+@Injectable()
+export class RunRecordsService {
+  constructor(private readonly db: DatabaseService) {}
+
+  async find(runId: string): Promise<RunRow | null> {
+    const rows: (Omit<RunRow, 'admitted'> & { admitted_at: Date | null })[] = await this.db.dataSource.query(
+      'SELECT id, platform, project, ticket, pipeline, state, owner, admitted_at FROM runs WHERE id = $1', [runId]);
+    const row = rows[0];
+    return row ? { ...row, admitted: row.admitted_at !== null } : null;
+  }
+
+  /** Records which consumer took the run, with a first heartbeat. */
+  async takeOwnership(runId: string, owner: string): Promise<void> {
+    await this.db.dataSource.query('UPDATE runs SET owner = $2, heartbeat_at = now() WHERE id = $1', [runId, owner]);
+  }
+
+  /** The database copy of the heartbeat (it survives a store flush). */
+  async touch(runIds: string[], owner: string): Promise<void> {
+    if (runIds.length === 0) return;
+    await this.db.dataSource.query('UPDATE runs SET heartbeat_at = now() WHERE id = ANY($1::uuid[]) AND owner = $2', [runIds, owner]);
+  }
+
+  /** queued → running for a ticket-less run; false when it is not queued (someone else has it). */
+  async startTicketless(runId: string): Promise<boolean> {
+    const result: unknown = await this.db.dataSource.query(
+      `UPDATE runs SET state = 'running', started_at = now() WHERE id = $1 AND ticket IS NULL AND state = 'queued' RETURNING id`, [runId]);
+    return updatedRows(result).length > 0;
+  }
+
+  /** Ends a run directly (ticket-less runs, or a run whose ticket no longer points at it). */
+  async finish(runId: string, state: RunState, error: string | null): Promise<boolean> {
+    const result: unknown = await this.db.dataSource.query(
+      `UPDATE runs SET state = $2, finished_at = now(), error = COALESCE($3, error)
+       WHERE id = $1 AND state = ANY($4::text[]) RETURNING id`, [runId, state, error, LIVE_RUN_STATES]);
+    return updatedRows(result).length > 0;
+  }
+
+  async noteSandbox(runId: string, repo: string, pathPrefix: string, state: SandboxState): Promise<void> {
+    await this.db.dataSource.query(
+      `INSERT INTO run_sandboxes (run_id, repo, path_prefix, state) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (run_id, repo) DO UPDATE SET state = $4`, [runId, repo, pathPrefix, state]);
+  }
+
+  /** Running runs whose database heartbeat is older than `ttlSeconds` (candidates for stale detection). */
+  async silentRunning(ttlSeconds: number): Promise<Pick<RunRow, 'id' | 'ticket' | 'owner'>[]> {
+    return this.db.dataSource.query(
+      `SELECT id, ticket, owner FROM runs WHERE state = 'running'
+       AND COALESCE(heartbeat_at, started_at, created_at) < now() - make_interval(secs => $1) ORDER BY queue_seq`, [ttlSeconds]);
+  }
+
+  /** Queued runs (their tickets are Enqueued) older than `graceSeconds`, with whether their heartbeat is fresh. */
+  async queued(graceSeconds: number, ttlSeconds: number): Promise<(PipelineRequest & { fresh: boolean })[]> {
+    const rows: { id: string; platform: Platform; project: string; ticket: string | null; pipeline: string; fresh: boolean }[] =
+      await this.db.dataSource.query(
+        `SELECT id, platform, project, ticket, pipeline,
+           COALESCE(heartbeat_at > now() - make_interval(secs => $2), false) AS fresh
+         FROM runs WHERE state = 'queued' AND created_at < now() - make_interval(secs => $1) ORDER BY queue_seq`,
+        [graceSeconds, ttlSeconds]);
+    return rows.map((r) => ({ runId: r.id, platform: r.platform, project: r.project, ticket: r.ticket, pipeline: r.pipeline, fresh: r.fresh }));
+  }
+}

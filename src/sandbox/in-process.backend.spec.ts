@@ -1,0 +1,60 @@
+import { existsSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { InProcessBackend } from './in-process.backend.js';
+import type { OutputStream } from './sandbox-backend.js';
+
+const backend = new InProcessBackend('/usr/bin:/bin');
+
+function collector() {
+  const lines: { stream: OutputStream; line: string }[] = [];
+  return { lines, onLine: (stream: OutputStream, line: string) => lines.push({ stream, line }) };
+}
+
+describe('in-process sandbox backend', () => {
+  it('runs commands in a fresh directory with only the environment it is given, and removes it', async () => {
+    const sandbox = await backend.create({ runId: 'run-1', name: 'web', env: { SERVICE_REPO: 'web' } });
+    const out = collector();
+    const result = await sandbox.exec('pwd; env | cut -d= -f1 | sort; echo oops >&2', { timeoutMs: 5000, onLine: out.onLine });
+    expect(result).toEqual({ exitCode: 0, signal: null, timedOut: false });
+    const stdout = out.lines.filter((l) => l.stream === 'stdout').map((l) => l.line);
+    expect(stdout[0]).toBe(sandbox.workdir);
+    expect(stdout.slice(1).filter((n) => !['PWD', 'SHLVL', '_', 'OLDPWD'].includes(n))).toEqual(['HOME', 'LANG', 'PATH', 'SERVICE_REPO']);
+    expect(out.lines).toContainEqual({ stream: 'stderr', line: 'oops' });
+    await sandbox.destroy();
+    expect(existsSync(sandbox.workdir)).toBe(false);
+  });
+
+  it('reports the exit code of a failing command', async () => {
+    const sandbox = await backend.create({ runId: 'run-2', name: 'api', env: {} });
+    try {
+      expect((await sandbox.exec('exit 7', { timeoutMs: 5000, onLine: () => undefined })).exitCode).toBe(7);
+    } finally {
+      await sandbox.destroy();
+    }
+  });
+
+  it('kills a command (and its children) that overruns its timeout', async () => {
+    const sandbox = await backend.create({ runId: 'run-3', name: 'slow', env: {} });
+    try {
+      const started = Date.now();
+      const result = await sandbox.exec('sleep 30 & sleep 30', { timeoutMs: 300, onLine: () => undefined });
+      expect(result.timedOut).toBe(true);
+      expect(Date.now() - started).toBeLessThan(5000);
+    } finally {
+      await sandbox.destroy();
+    }
+  });
+
+  it('streams output lines as they arrive', async () => {
+    const sandbox = await backend.create({ runId: 'run-4', name: 'stream', env: {} });
+    const seen: number[] = [];
+    const started = Date.now();
+    try {
+      await sandbox.exec('echo one; sleep 0.5; echo two', { timeoutMs: 5000, onLine: () => seen.push(Date.now() - started) });
+    } finally {
+      await sandbox.destroy();
+    }
+    expect(seen).toHaveLength(2);
+    expect(seen[1]! - seen[0]!).toBeGreaterThan(300);
+  });
+});

@@ -1,0 +1,81 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { rm } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import { type ExecOptions, type ExecResult, OutputStream, type Sandbox } from './sandbox-backend.js';
+
+/** Grace between SIGTERM and SIGKILL when a command overruns its timeout. */
+const KILL_GRACE_MS = 2000;
+
+/**
+ * A sandbox of the in-process backend: a fresh directory on this host; each command is
+ * `/bin/sh -c` in its own process group (so a timeout kills its children too) with exactly the
+ * environment it is given.
+ */
+export class InProcessSandbox implements Sandbox {
+  private readonly running = new Set<ChildProcess>();
+  private destroyed = false;
+
+  constructor(
+    readonly name: string,
+    readonly workdir: string,
+    private readonly env: Readonly<Record<string, string>>,
+  ) {}
+
+  exec(command: string, options: ExecOptions): Promise<ExecResult> {
+    if (this.destroyed) return Promise.reject(new Error(`sandbox ${this.name} is destroyed`));
+    return new Promise((resolve, reject) => {
+      const child = spawn('/bin/sh', ['-c', command], {
+        cwd: this.workdir,
+        env: { ...this.env, ...options.env },
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      this.running.add(child);
+      let timedOut = false;
+      let killTimer: NodeJS.Timeout | undefined;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        signalGroup(child, 'SIGTERM');
+        killTimer = setTimeout(() => signalGroup(child, 'SIGKILL'), KILL_GRACE_MS);
+      }, options.timeoutMs);
+      const streams = [
+        { stream: OutputStream.Stdout, source: child.stdout },
+        { stream: OutputStream.Stderr, source: child.stderr },
+      ];
+      const drained = streams.map(({ stream, source }) => new Promise<void>((done) => {
+        const lines = createInterface({ input: source, crlfDelay: Number.POSITIVE_INFINITY });
+        lines.on('line', (line) => options.onLine(stream, line));
+        lines.on('close', () => done());
+      }));
+      child.once('error', (error) => {
+        clearTimeout(timer);
+        this.running.delete(child);
+        reject(error);
+      });
+      child.once('exit', (code, signal) => {
+        clearTimeout(timer);
+        clearTimeout(killTimer);
+        this.running.delete(child);
+        // Output of a killed group may never close if a grandchild keeps the pipe: bound the wait.
+        void Promise.race([Promise.all(drained), new Promise((done) => setTimeout(done, KILL_GRACE_MS))])
+          .then(() => resolve({ exitCode: code, signal, timedOut }));
+      });
+    });
+  }
+
+  async destroy(): Promise<void> {
+    if (this.destroyed) return;
+    this.destroyed = true;
+    for (const child of this.running) signalGroup(child, 'SIGKILL');
+    await rm(this.workdir, { recursive: true, force: true });
+  }
+}
+
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined || child.exitCode !== null) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    child.kill(signal);
+  }
+}
