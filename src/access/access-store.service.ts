@@ -21,6 +21,8 @@ export class AccessStoreService {
   private cached: AccessDocument = EMPTY;
   private loadedAt = 0;
   private loading: Promise<AccessDocument> | null = null;
+  /** Bumped by `invalidate()`: a load started before a write neither serves nor caches its stale read. */
+  private generation = 0;
 
   constructor(
     private readonly db: DatabaseService,
@@ -41,16 +43,21 @@ export class AccessStoreService {
   /** Drops the cache: the next request reads what was just written. */
   invalidate(): void {
     this.loadedAt = 0;
+    this.generation += 1;
+    this.loading = null;
   }
 
   refresh(): Promise<AccessDocument> {
-    this.loading ??= this.load().finally(() => {
-      this.loading = null;
-    });
+    if (!this.loading) {
+      const loading = this.load(this.generation).finally(() => {
+        if (this.loading === loading) this.loading = null;
+      });
+      this.loading = loading;
+    }
     return this.loading;
   }
 
-  private async load(): Promise<AccessDocument> {
+  private async load(generation: number): Promise<AccessDocument> {
     if (!this.db.isReady) return this.cached;
     try {
       const source = this.db.dataSource;
@@ -59,11 +66,14 @@ export class AccessStoreService {
         source.query('SELECT claim, value, role FROM access_person_grants') as Promise<{ claim: string; value: string; role: string }[]>,
         source.query('SELECT name, permissions FROM access_custom_roles') as Promise<{ name: string; permissions: string[] }[]>,
       ]);
-      this.cached = {
+      const document: AccessDocument = {
         groupRoles: Object.fromEntries(groups.map((g) => [g.group_value, g.roles])),
         personGrants: grants,
         customRoles: Object.fromEntries(roles.map((r) => [r.name, r.permissions])),
       };
+      // Read before the last invalidate(): keep it out of the cache (a newer load is or will be under way).
+      if (generation !== this.generation) return document;
+      this.cached = document;
       this.loadedAt = Date.now();
     } catch (error) {
       this.logger.warn(`access document could not be read; keeping the last one: ${(error as Error).message}`);

@@ -1,4 +1,4 @@
-import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { type BeforeApplicationShutdown, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { ConfigService } from '../config/config.service.js';
 import { DatabaseService } from '../database/database.service.js';
 import type { Principal } from '../auth/principal.js';
@@ -21,10 +21,12 @@ const PRUNE_EVERY_MS = 6 * 3600_000;
  * Records older than `observation_retention_days` are pruned.
  */
 @Injectable()
-export class ObservationRecorder implements OnApplicationBootstrap, OnApplicationShutdown {
+export class ObservationRecorder implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Observations');
   private pending = new Map<string, PendingObservation>();
   private timers: NodeJS.Timeout[] = [];
+  /** Flushes run one after another, so the shutdown flush also waits for a timer flush under way. */
+  private flushing: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly db: DatabaseService,
@@ -44,7 +46,13 @@ export class ObservationRecorder implements OnApplicationBootstrap, OnApplicatio
   }
 
   /** Writes what was noted since the last flush; keeps it for the next one when the database is away. */
-  async flush(): Promise<void> {
+  flush(): Promise<void> {
+    const run = this.flushing.then(() => this.write());
+    this.flushing = run.catch(() => undefined);
+    return run;
+  }
+
+  private async write(): Promise<void> {
     if (this.pending.size === 0 || !this.db.isReady) return;
     const batch = [...this.pending.values()];
     this.pending = new Map();
@@ -77,7 +85,8 @@ export class ObservationRecorder implements OnApplicationBootstrap, OnApplicatio
       .catch((error: Error) => this.logger.warn(`observation pruning failed: ${error.message}`));
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /** Before any module's onApplicationShutdown: the database is still open for the last flush. */
+  async beforeApplicationShutdown(): Promise<void> {
     for (const t of this.timers) clearInterval(t);
     await this.flush();
   }

