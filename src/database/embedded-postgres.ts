@@ -1,6 +1,8 @@
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { fork } from 'node:child_process';
 import { createConnection } from 'node:net';
 import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /**
  * The embedded default database: PGlite (real PostgreSQL compiled to WebAssembly) under
@@ -12,46 +14,69 @@ import { join, resolve } from 'node:path';
 export interface EmbeddedPostgres {
   /** A `pg` connection URL pointing at the socket. */
   url: string;
+  /** The database process, for operators and the boot benchmark. */
+  pid: number | null;
   stop(): Promise<void>;
 }
 
 const SOCKET_PORT = 5432;
+const START_TIMEOUT_MS = 60_000;
+const STOP_TIMEOUT_MS = 10_000;
 
 export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPostgres> {
   const dir = resolve(dataDir);
   const pgdata = join(dir, 'pgdata');
   mkdirSync(pgdata, { recursive: true });
-  // Loaded lazily: the WebAssembly build is only paid for when the embedded database is used.
-  const [{ PGlite }, { PGLiteSocketServer }] = await Promise.all([
-    import('@electric-sql/pglite'),
-    import('@electric-sql/pglite-socket'),
-  ]);
-  const db = await PGlite.create({ dataDir: pgdata });
   const socketPath = join(dir, `.s.PGSQL.${SOCKET_PORT}`);
-  await removeStaleSocket(socketPath);
-  const server = new PGLiteSocketServer({ db, path: socketPath, maxConnections: 1 });
-  try {
-    await server.start();
-  } catch (error) {
-    await db.close();
-    throw new Error(`embedded database could not listen on ${socketPath} (is another process using ${dir}?): ${(error as Error).message}`);
+  if (await socketAnswers(socketPath)) {
+    throw new Error(`embedded database in ${dir} is already served by another process (only one may use a data directory; stop it first)`);
   }
+  rmSync(socketPath, { force: true });
+  const child = fork(processScript(), [pgdata, socketPath], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [] });
+  await new Promise<void>((ready, fail) => {
+    const timer = setTimeout(() => fail(new Error(`embedded database did not start within ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS);
+    child.once('message', (message: { ready?: boolean; error?: string }) => {
+      clearTimeout(timer);
+      if (message.ready) ready();
+      else fail(new Error(`embedded database could not start in ${dir}: ${message.error ?? 'unknown error'}`));
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      fail(new Error(`embedded database process exited (code ${code}) before it was ready`));
+    });
+  }).catch((error: unknown) => {
+    child.kill('SIGKILL');
+    throw error;
+  });
   return {
     url: `postgresql://postgres@localhost/postgres?host=${encodeURIComponent(dir)}&port=${SOCKET_PORT}`,
+    pid: child.pid ?? null,
     async stop() {
-      await server.stop();
-      await db.close();
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise<void>((done) => child.once('exit', () => done()));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+      await exited;
+      clearTimeout(timer);
     },
   };
 }
 
-/** A crash leaves the socket file behind; remove it only when nothing answers on it. */
-async function removeStaleSocket(path: string): Promise<void> {
-  if (!existsSync(path)) return;
-  const alive = await new Promise<boolean>((done) => {
+/** The built `.js` beside this module; from source (tests), the `.ts`, which Node runs directly. */
+function processScript(): string {
+  const built = fileURLToPath(new URL('./embedded-postgres.process.js', import.meta.url));
+  return existsSync(built) ? built : fileURLToPath(new URL('./embedded-postgres.process.ts', import.meta.url));
+}
+
+/** True when a server answers on the socket. */
+function socketAnswers(path: string): Promise<boolean> {
+  if (!existsSync(path)) return Promise.resolve(false);
+  return new Promise<boolean>((done) => {
     const probe = createConnection(path);
-    probe.once('connect', () => { probe.destroy(); done(true); });
+    probe.once('connect', () => {
+      probe.destroy();
+      done(true);
+    });
     probe.once('error', () => done(false));
   });
-  if (!alive) rmSync(path, { force: true });
 }
