@@ -5,6 +5,7 @@ import { CoreModule } from './core.module.js';
 import { HubModule } from './hub/hub.module.js';
 import { RunEngineModule } from './runs/run-engine.module.js';
 import { RunQueueModule } from './runs/run-queue.module.js';
+import { LabelProjectionModule } from './tickets/label-projection/label-projection.module.js';
 import { TicketsModule } from './tickets/tickets.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
 
@@ -14,7 +15,7 @@ export class AppModule {
   static register(env: ServiceEnvironment): DynamicModule {
     return {
       module: AppModule,
-      imports: [CoreModule.register(env), AuthModule, RunQueueModule, RunEngineModule, TicketsModule, WebhooksModule, HubModule],
+      imports: [CoreModule.register(env), AuthModule, RunQueueModule, RunEngineModule, TicketsModule, LabelProjectionModule, WebhooksModule, HubModule],
     };
   }
 }

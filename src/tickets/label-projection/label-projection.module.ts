@@ -1,0 +1,33 @@
+import { type DynamicModule, Module, type Provider } from '@nestjs/common';
+import { FailureCommentPoster } from './failure-comment.poster.js';
+import { HostRateLimiter } from './host-rate-limiter.service.js';
+import { DEFAULT_LABEL_PROJECTION_OPTIONS, LABEL_PROJECTION_OPTIONS, type LabelProjectionOptions } from './label-projection.options.js';
+import { LabelProjectionService } from './label-projection.service.js';
+import { LifecycleLabelWriter } from './lifecycle-label.writer.js';
+import { ProjectionEventsRecorder } from './projection-events.recorder.js';
+import { ProjectTrackerFactory } from './project-tracker.factory.js';
+import { TicketCommentRecordsService } from './ticket-comment-records.service.js';
+
+const SERVICES: Provider[] = [
+  HostRateLimiter, ProjectTrackerFactory, LifecycleLabelWriter, TicketCommentRecordsService,
+  FailureCommentPoster, ProjectionEventsRecorder, LabelProjectionService,
+];
+
+/**
+ * Label projection (issue 5): mirrors ticket lifecycle transitions onto the trackers and posts
+ * failure comments. Needs TicketsModule (global) and the core (config, store, database).
+ */
+@Module({
+  providers: [{ provide: LABEL_PROJECTION_OPTIONS, useValue: DEFAULT_LABEL_PROJECTION_OPTIONS }, ...SERVICES],
+  exports: [LabelProjectionService],
+})
+export class LabelProjectionModule {
+  /** The module with some tunables changed (tests shorten timings and budgets). */
+  static withOptions(overrides: Partial<LabelProjectionOptions>): DynamicModule {
+    return {
+      module: LabelProjectionModule,
+      providers: [{ provide: LABEL_PROJECTION_OPTIONS, useValue: { ...DEFAULT_LABEL_PROJECTION_OPTIONS, ...overrides } }, ...SERVICES],
+      exports: [LabelProjectionService],
+    };
+  }
+}

@@ -1,0 +1,58 @@
+import type { TrackerHttpOptions } from '../../platforms/http/tracker-http.js';
+import { Platform } from '../../platforms/platform.js';
+
+/** Injection token of the projection's tunables (tests shorten the timings). */
+export const LABEL_PROJECTION_OPTIONS = Symbol('LABEL_PROJECTION_OPTIONS');
+
+/** A host's budget for content-creating (write) requests: a token bucket. */
+export interface WriteRateLimit {
+  /** Sustained writes per minute. */
+  perMinute: number;
+  /** Writes allowed back to back before the sustained rate applies. */
+  burst: number;
+}
+
+/**
+ * Per-platform write budgets, per API host. GitHub documents about 80 content-creating requests
+ * a minute (secondary limit) per token; GitLab.com, Azure DevOps and Jira Cloud throttle by load
+ * rather than a fixed count, so their budgets are conservative values well under what they
+ * answer 429 to. A burst beyond the budget queues instead of hitting 403/429.
+ */
+export const TRACKER_WRITE_RATE_LIMITS: Readonly<Record<Platform, WriteRateLimit>> = {
+  [Platform.GitHub]: { perMinute: 80, burst: 10 },
+  [Platform.GitLab]: { perMinute: 300, burst: 20 },
+  [Platform.AzureDevOps]: { perMinute: 200, burst: 20 },
+  [Platform.Jira]: { perMinute: 100, burst: 10 },
+};
+
+export interface LabelProjectionOptions {
+  /** Write budgets per platform (per API host). */
+  rateLimits: Readonly<Record<Platform, WriteRateLimit>>;
+  /** Background attempts of one projection before its ticket joins the stale-labels set. */
+  maxAttempts: number;
+  /** First retry delay; doubles per attempt (with jitter), capped by `maxRetryDelayMs`. */
+  retryBaseMs: number;
+  maxRetryDelayMs: number;
+  /** How often tickets in the stale-labels set are retried. */
+  staleRetryMs: number;
+  /** Re-read-and-retry rounds after `PreconditionFailed` (A: 412, C: 409/412) within one attempt. */
+  preconditionRetries: number;
+  /** Platform D: TTL of the extra label lock (spec: 10 s). */
+  labelLockMs: number;
+  /** Longest error text in a failure comment before it is cut. */
+  commentMaxChars: number;
+  /** Options of each tracker client's HTTP layer (its own short retries, timeouts). */
+  http: TrackerHttpOptions;
+}
+
+export const DEFAULT_LABEL_PROJECTION_OPTIONS: LabelProjectionOptions = {
+  rateLimits: TRACKER_WRITE_RATE_LIMITS,
+  maxAttempts: 6,
+  retryBaseMs: 2_000,
+  maxRetryDelayMs: 5 * 60_000,
+  staleRetryMs: 60_000,
+  preconditionRetries: 5,
+  labelLockMs: 10_000,
+  commentMaxChars: 4_000,
+  http: {},
+};

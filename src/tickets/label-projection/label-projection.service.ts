@@ -1,0 +1,293 @@
+import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { ConfigService } from '../../config/config.service.js';
+import { TicketState } from '../../database/entities/ticket.entity.js';
+import { TrackerError } from '../../platforms/tracker-client.js';
+import { lifecycleLabel } from '../lifecycle.js';
+import { describeTicket } from '../ticket-key.js';
+import { type TransitionEvent, TicketLifecycleService } from '../ticket-lifecycle.service.js';
+import { FailureCommentPoster } from './failure-comment.poster.js';
+import { HostRateLimiter } from './host-rate-limiter.service.js';
+import { LABEL_PROJECTION_OPTIONS, type LabelProjectionOptions } from './label-projection.options.js';
+import { LifecycleLabelWriter } from './lifecycle-label.writer.js';
+import { type ProjectionEntry, entryId, hasWork } from './projection-entry.js';
+import { ProjectionEventsRecorder } from './projection-events.recorder.js';
+import { type ProjectTracker, ProjectTrackerFactory } from './project-tracker.factory.js';
+import { collectSecrets, scrubSecrets } from './secret-scrubber.js';
+
+/** A ticket in the stale-labels set this long without success is given up (ticket gone, config broken). */
+const STALE_GIVE_UP_MS = 24 * 60 * 60_000;
+const SHUTDOWN_WAIT_MS = 5_000;
+
+/**
+ * Mirrors each committed lifecycle transition onto the ticket (spec: "the tracker label or
+ * status is a best-effort projection written after the database transition"):
+ * - the transition listener only records the wanted state and schedules a pass; it returns at once;
+ * - per ticket one pass at a time, coalesced: only the latest state is written, a newer transition
+ *   supersedes a pending write (and a pending `done_status`);
+ * - a pass writes the label (LifecycleLabelWriter: per-platform atomicity), sets `done_status`
+ *   on Done, and posts the failure comment of a failed run exactly once (FailureCommentPoster);
+ * - failures (tracker down, 5xx, 429, precondition failures) are retried with exponential
+ *   back-off, honouring a host's Retry-After; after `maxAttempts` the ticket joins the
+ *   stale-labels set, retried every `staleRetryMs` until it succeeds or a newer state supersedes;
+ * - every failure is a log line and a `label-projection` run event; nothing here is ever fatal
+ *   or changes what a run is.
+ *
+ * Pending work lives only in memory: a restart loses it. The database keeps the truth; the next
+ * transition of the ticket writes the then-current state (the writer always writes the state
+ * the database holds at that moment, not the one remembered), so the label catches up then.
+ */
+@Injectable()
+export class LabelProjectionService implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger('LabelProjection');
+  private readonly entries = new Map<string, ProjectionEntry>();
+  private unsubscribe: (() => void) | null = null;
+  private staleTimer: NodeJS.Timeout | null = null;
+  private closing = false;
+  private readonly unconfigured = new Set<string>();
+
+  constructor(
+    private readonly lifecycle: TicketLifecycleService,
+    private readonly trackers: ProjectTrackerFactory,
+    private readonly writer: LifecycleLabelWriter,
+    private readonly comments: FailureCommentPoster,
+    private readonly events: ProjectionEventsRecorder,
+    private readonly limiter: HostRateLimiter,
+    private readonly config: ConfigService,
+    @Inject(LABEL_PROJECTION_OPTIONS) private readonly options: LabelProjectionOptions,
+  ) {}
+
+  onModuleInit(): void {
+    this.unsubscribe = this.lifecycle.onTransition((event) => this.onTransition(event));
+    this.config.onReload(() => this.unconfigured.clear());
+    this.staleTimer = setInterval(() => this.retryStale(), this.options.staleRetryMs);
+    this.staleTimer.unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.closing = true;
+    this.unsubscribe?.();
+    if (this.staleTimer) clearInterval(this.staleTimer);
+    const running: Promise<void>[] = [];
+    for (const entry of this.entries.values()) {
+      if (entry.timer) clearTimeout(entry.timer);
+      if (entry.running) running.push(entry.running);
+    }
+    const pending = [...this.entries.values()].filter(hasWork).length;
+    if (pending > 0) this.logger.warn(`shutting down with ${pending} ticket(s) whose labels are not written yet; their next transition writes the current state`);
+    await Promise.race([Promise.allSettled(running), new Promise((resolve) => setTimeout(resolve, SHUTDOWN_WAIT_MS).unref())]);
+    await this.events.flush();
+  }
+
+  /** The transition listener: records what to write and schedules it. Never throws, never waits. */
+  onTransition(event: TransitionEvent): void {
+    if (this.closing) return;
+    const id = entryId(event.key);
+    let entry = this.entries.get(id);
+    if (!entry) {
+      entry = { id, key: event.key, label: null, version: 0, doneStatus: null, comments: new Map(), attempts: 0,
+        timer: null, running: null, rerun: false, staleSince: null, failed: false };
+      this.entries.set(id, entry);
+    }
+    entry.label = { runId: event.runId, state: event.to };
+    entry.version++;
+    const doneStatus = event.to === TicketState.Done ? this.doneStatusOf(event) : null;
+    entry.doneStatus = doneStatus ? { runId: event.runId, status: doneStatus } : null;
+    if (event.to === TicketState.Failed) entry.comments.set(event.runId, { runId: event.runId, pipeline: event.pipeline, error: event.error });
+    entry.attempts = 0;
+    entry.staleSince = null;
+    this.kick(entry, 0);
+    void this.events.flush(); // a run that just ended can take its held-back events now
+  }
+
+  /** Tickets whose projection exhausted its retries and is retried every `staleRetryMs`. */
+  staleTickets(): string[] {
+    return [...this.entries.values()].filter((e) => e.staleSince !== null).map((e) => describeTicket(e.key));
+  }
+
+  /** Tickets with anything still to write. */
+  pendingTickets(): string[] {
+    return [...this.entries.values()].filter(hasWork).map((e) => describeTicket(e.key));
+  }
+
+  /** Resolves once no pass is running (timers still due are not waited for). */
+  async idle(): Promise<void> {
+    for (;;) {
+      const running = [...this.entries.values()].map((e) => e.running).filter((r): r is Promise<void> => r !== null);
+      if (running.length === 0) return;
+      await Promise.allSettled(running);
+    }
+  }
+
+  /** Logged once per reason (and again after a configuration reload). */
+  private noteUnconfigured(reason: string): void {
+    if (this.unconfigured.has(reason)) return;
+    this.unconfigured.add(reason);
+    this.logger.warn(`lifecycle labels and failure comments are not mirrored: ${reason}`);
+  }
+
+  private doneStatusOf(event: TransitionEvent): string | null {
+    const project = this.config.config.projects[event.key.project];
+    return project?.triggers[event.key.platform]?.done_status ?? null;
+  }
+
+  private kick(entry: ProjectionEntry, delayMs: number): void {
+    if (this.closing) return;
+    if (entry.running) {
+      entry.rerun = true;
+      return;
+    }
+    if (entry.timer) clearTimeout(entry.timer);
+    entry.timer = setTimeout(() => {
+      entry.timer = null;
+      entry.running = this.pass(entry).finally(() => {
+        entry.running = null;
+        if (entry.rerun) {
+          entry.rerun = false;
+          this.kick(entry, 0);
+        }
+      });
+    }, delayMs);
+    entry.timer.unref();
+  }
+
+  private retryStale(): void {
+    void this.events.flush();
+    const now = Date.now();
+    for (const entry of this.entries.values()) {
+      if (entry.staleSince === null || entry.running || entry.timer) continue;
+      if (now - entry.staleSince > STALE_GIVE_UP_MS) {
+        this.logger.warn(`${describeTicket(entry.key)}: label still not written after a day in the stale-labels set; given up until its next transition`);
+        this.entries.delete(entry.id);
+        continue;
+      }
+      this.kick(entry, 0);
+    }
+  }
+
+  /** One pass over the entry's work; schedules the next try of whatever failed. */
+  private async pass(entry: ProjectionEntry): Promise<void> {
+    entry.rerun = false;
+    const failures: { runId: string; what: string; error: Error }[] = [];
+    let tracker: ProjectTracker | null = null;
+    try {
+      const resolved = this.trackers.forProject(entry.key.project, entry.key.platform);
+      if ('unconfigured' in resolved) {
+        this.noteUnconfigured(resolved.unconfigured);
+        this.entries.delete(entry.id);
+        return;
+      }
+      tracker = resolved;
+    } catch (error) {
+      const runId = entry.label?.runId ?? entry.doneStatus?.runId ?? [...entry.comments.keys()][0] ?? null;
+      if (runId) failures.push({ runId, what: 'tracker', error: error as Error });
+    }
+    if (tracker) {
+      await this.writeLabel(entry, tracker, failures);
+      await this.writeDoneStatus(entry, tracker, failures);
+      await this.postComments(entry, tracker, failures);
+    }
+    if (entry.rerun) return; // a newer transition arrived: the next pass starts at once, attempts reset
+    if (failures.length === 0) {
+      if (!hasWork(entry)) this.settle(entry);
+      return;
+    }
+    this.scheduleRetry(entry, failures, tracker);
+  }
+
+  private async writeLabel(entry: ProjectionEntry, tracker: ProjectTracker, failures: { runId: string; what: string; error: Error }[]): Promise<void> {
+    const wanted = entry.label;
+    if (!wanted) return;
+    const version = entry.version;
+    try {
+      const result = await this.writer.write(tracker, entry.key, () => this.stateNow(entry, wanted.state));
+      if (result.outcome === 'PreconditionFailed') throw new TrackerError(result.reason, tracker.platform, null, true);
+      if (result.outcome === 'Updated') this.logger.log(`${describeTicket(entry.key)}: label ${result.label} written`);
+      if (entry.version === version) entry.label = null;
+    } catch (error) {
+      failures.push({ runId: wanted.runId, what: `label ${lifecycleLabel(wanted.state)}`, error: error as Error });
+    }
+  }
+
+  private async writeDoneStatus(entry: ProjectionEntry, tracker: ProjectTracker, failures: { runId: string; what: string; error: Error }[]): Promise<void> {
+    const done = entry.doneStatus;
+    if (!done) return;
+    try {
+      await this.limiter.take(tracker.platform, tracker.host);
+      await tracker.client.setStatus(entry.key.ticket, done.status);
+      if (entry.doneStatus === done) entry.doneStatus = null;
+      this.logger.log(`${describeTicket(entry.key)}: status ${done.status} set`);
+    } catch (error) {
+      failures.push({ runId: done.runId, what: `status ${done.status}`, error: error as Error });
+    }
+  }
+
+  private async postComments(entry: ProjectionEntry, tracker: ProjectTracker, failures: { runId: string; what: string; error: Error }[]): Promise<void> {
+    for (const run of [...entry.comments.values()]) {
+      try {
+        await this.comments.postOnce(tracker, entry.key, run);
+        entry.comments.delete(run.runId);
+      } catch (error) {
+        failures.push({ runId: run.runId, what: 'failure comment', error: error as Error });
+      }
+    }
+  }
+
+  /** The state to write now: the database's (the truth, possibly newer), else the one heard. */
+  private async stateNow(entry: ProjectionEntry, heard: TicketState): Promise<TicketState> {
+    try {
+      return (await this.lifecycle.find(entry.key))?.state ?? heard;
+    } catch {
+      return heard;
+    }
+  }
+
+  private settle(entry: ProjectionEntry): void {
+    if (entry.failed) {
+      const text = `labels of ${describeTicket(entry.key)} caught up${entry.staleSince !== null ? ' (left the stale-labels set)' : ''}`;
+      this.logger.log(text);
+      this.recordForLatestRun(entry, text);
+    }
+    this.entries.delete(entry.id);
+  }
+
+  private recordForLatestRun(entry: ProjectionEntry, text: string): void {
+    // The run whose transition was projected last; the entry no longer names it once written.
+    void this.lifecycle.find(entry.key).then((row) => {
+      if (row?.runId) this.events.record(row.runId, text);
+    }).catch(() => undefined);
+  }
+
+  private scheduleRetry(entry: ProjectionEntry, failures: { runId: string; what: string; error: Error }[], tracker: ProjectTracker | null): void {
+    entry.attempts++;
+    entry.failed = true;
+    const retryable = failures.every((f) => !(f.error instanceof TrackerError) || f.error.retryable);
+    const mandated = Math.max(0, ...failures.map((f) => (f.error instanceof TrackerError ? (f.error.retryAfterMs ?? 0) : 0)));
+    if (mandated > 0 && tracker) this.limiter.backOff(tracker.platform, tracker.host, mandated);
+    const secrets = collectSecrets(this.config.config, this.config.env);
+    const exhausted = !retryable || entry.attempts >= this.options.maxAttempts;
+    if (exhausted && entry.staleSince !== null) {
+      this.logger.debug(scrubSecrets(`${describeTicket(entry.key)}: still failing in the stale-labels set: ${failures.map((f) => f.error.message).join('; ')}`, secrets));
+      return; // the stale round retries it; already reported
+    }
+    const delay = exhausted ? this.options.staleRetryMs : Math.max(mandated, this.backoff(entry.attempts));
+    for (const failure of failures) {
+      const next = exhausted
+        ? `${retryable ? `gave up after ${entry.attempts} attempt(s)` : 'not retryable'}; kept in the stale-labels set and retried every ${Math.round(this.options.staleRetryMs / 1000)} s`
+        : `attempt ${entry.attempts} of ${this.options.maxAttempts}; next try in ${Math.round(delay / 100) / 10} s`;
+      const text = scrubSecrets(`${failure.what} on ${describeTicket(entry.key)} not written: ${failure.error.message} (${next})`, secrets);
+      this.logger.warn(text);
+      this.events.record(failure.runId, text);
+    }
+    if (exhausted) {
+      entry.staleSince = Date.now();
+      return; // retried by the stale round
+    }
+    this.kick(entry, delay);
+  }
+
+  /** Exponential with ±20 % jitter, capped. */
+  private backoff(attempt: number): number {
+    const base = Math.min(this.options.maxRetryDelayMs, this.options.retryBaseMs * 2 ** (attempt - 1));
+    return Math.round(base * (0.8 + Math.random() * 0.4));
+  }
+}

@@ -1,0 +1,102 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ConfigService } from '../../config/config.service.js';
+import type { ProjectConfig, TriggerConfig } from '../../config/service-config.js';
+import { AzureDevOpsTrackerClient } from '../../platforms/azure-devops/azure-devops-tracker.client.js';
+import { GitHubTrackerClient, parseGitHubRepoUrl } from '../../platforms/github/github-tracker.client.js';
+import { GitLabTrackerClient, parseGitLabRepoUrl } from '../../platforms/gitlab/gitlab-tracker.client.js';
+import { JiraTrackerClient } from '../../platforms/jira/jira-tracker.client.js';
+import { Platform } from '../../platforms/platform.js';
+import { TrackerError, type TrackerClient } from '../../platforms/tracker-client.js';
+import { LABEL_PROJECTION_OPTIONS, type LabelProjectionOptions } from './label-projection.options.js';
+
+/** A project's ticket tracker: the client, the API host its writes are budgeted under, its trigger block. */
+export interface ProjectTracker {
+  platform: Platform;
+  client: TrackerClient;
+  /** Origin of the API the client talks to (the rate-limit key). */
+  host: string;
+  trigger: TriggerConfig | null;
+}
+
+/**
+ * Builds the tracker client of a project from the current configuration: A/B from the project's
+ * repository on the tracker's platform (`auth_secret`, `api_url`), C from `platform_c_trigger`
+ * (`organization_url`, `team_project`, `credentials` PAT), D from `platform_d_trigger`
+ * (`site_url`, `credentials`). Cached per project; a configuration reload drops the cache.
+ */
+@Injectable()
+export class ProjectTrackerFactory {
+  private readonly cache = new Map<string, ProjectTracker>();
+
+  constructor(
+    private readonly config: ConfigService,
+    @Inject(LABEL_PROJECTION_OPTIONS) private readonly options: LabelProjectionOptions,
+  ) {
+    config.onReload(() => this.cache.clear());
+  }
+
+  /**
+   * The project's tracker, or `{ unconfigured }` naming what is missing when the project gives
+   * no way to reach it (no repository on the tracker's platform, no credentials): labels are then
+   * not mirrored for that project, which is a configuration choice, not a failure.
+   */
+  forProject(name: string, platform: Platform): ProjectTracker | { unconfigured: string } {
+    const cached = this.cache.get(name);
+    if (cached && cached.platform === platform) return cached;
+    const project = this.config.config.projects[name];
+    if (!project) return { unconfigured: `project ${name} is not configured` };
+    if (project.tracker !== platform) return { unconfigured: `project ${name} tracks its tickets on ${project.tracker}, not ${platform}` };
+    const missing = missingSettings(project);
+    if (missing) return { unconfigured: `project ${name}: ${missing}` };
+    const built = build(project, this.options);
+    this.cache.set(name, built);
+    return built;
+  }
+}
+
+function missingSettings(project: ProjectConfig): string | null {
+  const platform = project.tracker;
+  const trigger = project.triggers[platform];
+  switch (platform) {
+    case Platform.GitHub:
+    case Platform.GitLab: {
+      const repo = project.repos.find((r) => r.platform === platform);
+      if (!repo) return `no ${platform} repository declared for its tickets`;
+      return repo.auth_secret ? null : `repository ${repo.name} has no auth_secret`;
+    }
+    case Platform.AzureDevOps:
+      return trigger?.organization_url && trigger.team_project && trigger.credentials
+        ? null : 'platform_c_trigger needs organization_url, team_project and credentials';
+    case Platform.Jira:
+      return trigger?.site_url && trigger.credentials ? null : 'platform_d_trigger needs site_url and credentials';
+  }
+}
+
+function build(project: ProjectConfig, options: LabelProjectionOptions): ProjectTracker {
+  const platform = project.tracker;
+  const trigger = project.triggers[platform] ?? null;
+  const http = options.http;
+  switch (platform) {
+    case Platform.GitHub:
+    case Platform.GitLab: {
+      const repo = project.repos.find((r) => r.platform === platform);
+      if (!repo) throw new TrackerError(`project ${project.name} declares no ${platform} repository for its tickets`, platform, null, false);
+      if (platform === Platform.GitHub) {
+        const api = repo.api_url ?? parseGitHubRepoUrl(repo.url).apiBase;
+        return { platform, client: GitHubTrackerClient.fromConfig(repo, trigger, http), host: new URL(api).origin, trigger };
+      }
+      const api = repo.api_url ?? parseGitLabRepoUrl(repo.url).apiBase;
+      return { platform, client: GitLabTrackerClient.fromConfig(repo, trigger, http), host: new URL(api).origin, trigger };
+    }
+    case Platform.AzureDevOps:
+    case Platform.Jira: {
+      if (!trigger) throw new TrackerError(`project ${project.name} has no ${platform} trigger block`, platform, null, false);
+      if (platform === Platform.AzureDevOps) {
+        const client = AzureDevOpsTrackerClient.fromConfig(trigger, http);
+        return { platform, client, host: new URL(trigger.organization_url as string).origin, trigger };
+      }
+      const client = JiraTrackerClient.fromConfig(trigger, http);
+      return { platform, client, host: new URL(trigger.site_url as string).origin, trigger };
+    }
+  }
+}

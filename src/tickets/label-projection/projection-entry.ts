@@ -1,0 +1,43 @@
+import type { TicketState } from '../../database/entities/ticket.entity.js';
+import type { TicketKey } from '../ticket-key.js';
+import type { FailedRun } from './failure-comment.poster.js';
+
+/** The state a ticket's label should show, from the latest transition heard. */
+export interface DesiredLabel {
+  runId: string;
+  state: TicketState;
+}
+
+/**
+ * Everything still to be written for one ticket. Coalesced: a newer transition replaces
+ * `label` (only the latest state is ever written) and drops a `doneStatus` it supersedes;
+ * failure comments are per run and never dropped.
+ */
+export interface ProjectionEntry {
+  id: string;
+  key: TicketKey;
+  label: DesiredLabel | null;
+  /** Bumped by every transition; a write finishing for an older version leaves `label` pending. */
+  version: number;
+  /** `done_status` to set for this run's success, while the ticket is still Done. */
+  doneStatus: { runId: string; status: string } | null;
+  comments: Map<string, FailedRun>;
+  /** Failed background attempts since the last transition. */
+  attempts: number;
+  timer: NodeJS.Timeout | null;
+  running: Promise<void> | null;
+  /** A transition arrived while a pass was running: run another pass at once. */
+  rerun: boolean;
+  /** In the stale-labels set since (epoch ms), or null. */
+  staleSince: number | null;
+  /** A failure was reported as an event: report the recovery too. */
+  failed: boolean;
+}
+
+export function entryId(key: TicketKey): string {
+  return `${key.platform}\u0000${key.project}\u0000${key.ticket}`;
+}
+
+export function hasWork(entry: ProjectionEntry): boolean {
+  return entry.label !== null || entry.doneStatus !== null || entry.comments.size > 0;
+}
