@@ -105,6 +105,13 @@ export async function createRunTestSetup(options: RunTestOptions = {}): Promise<
       await db.end();
       const again = new pg.Client({ connectionString: PG_ADMIN_URL });
       await again.connect();
+      // A pool that just closed may still be saying goodbye; forcing the drop then would hit
+      // that connection with a FATAL nobody listens for. Wait for the sessions to go first.
+      for (let waited = 0; waited < 5000; waited += 50) {
+        const { rows } = await again.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [dbName]);
+        if ((rows[0] as { n: number }).n === 0) break;
+        await new Promise((done) => setTimeout(done, 50));
+      }
       await again.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
       await again.end();
       rmSync(dir, { recursive: true, force: true });
