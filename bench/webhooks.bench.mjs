@@ -1,0 +1,306 @@
+// npm run bench:webhooks — signed GitHub deliveries (`issues` labeled, valid X-Hub-Signature-256),
+// each for a distinct ticket, against the BUILT server (dist/main.js, built first when missing),
+// started as a child process on a fresh migrated PostgreSQL database and its own Redis key prefix.
+// Prints claims/second sustained (BENCH_CONNECTIONS connections for BENCH_SECONDS s) and p50/p99
+// latency at a fixed BENCH_RATE requests/s, beside a baseline measured in the same run: a minimal
+// Fastify + Redis `SET NX` server (inline script) taking the same signed requests.
+//
+// DATABASE_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres), KVSTORE_URL (default
+// redis://127.0.0.1:6379/0). The database and the key prefix are removed afterwards.
+//
+// The run engine is held off for the measurement: the bench holds the leader leases
+// (`<prefix>leader:capacity_queue|housekeeping|poller`) as a foreign replica and configures a
+// bounded capacity, so claimed runs wait for admission instead of executing pipelines on the same
+// two cores. What is measured is webhook ingress + claim (lock, database, queue) only.
+import { execFileSync, spawn } from 'node:child_process';
+import { createHmac, randomBytes } from 'node:crypto';
+import { createWriteStream, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createServer as createNetServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const RATE = Number(process.env.BENCH_RATE ?? 100);
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
+const ADMIN_URL = process.env.DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const REDIS_URL = process.env.KVSTORE_URL ?? 'redis://127.0.0.1:6379/0';
+const NODE = process.execPath;
+const SECRET = 'bench-webhook-secret';
+const REPO = 'https://github.com/acme/bench-web';
+const TARGET_CLAIMS = 1000;
+// BENCH_CPU_PROF=<dir>: the service runs with --cpu-prof and writes its profile there.
+const PROFILE_DIR = process.env.BENCH_CPU_PROF ?? null;
+const TARGET_P99_MS = 25;
+
+if (!existsSync(join(ROOT, 'dist/main.js'))) {
+  console.log('building dist/ …');
+  execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
+}
+
+const id = randomBytes(4).toString('hex');
+const dbName = `bench_webhooks_${id}`;
+const keyPrefix = `bench-webhooks-${id}:`;
+const dir = mkdtempSync(join(tmpdir(), 'bench-webhooks-'));
+const dbUrl = new URL(ADMIN_URL);
+dbUrl.pathname = `/${dbName}`;
+const redis = new Redis(REDIS_URL);
+const children = [];
+
+async function admin(sql) {
+  const client = new pg.Client({ connectionString: ADMIN_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+async function freePort() {
+  const server = createNetServer();
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function waitForHttp(url, child, what) {
+  const until = Date.now() + 60_000;
+  for (;;) {
+    if (exited(child)) throw new Error(`${what} exited (${child.exitCode ?? child.signalCode})`);
+    try {
+      const response = await fetch(url);
+      if (response.ok) return await response.text();
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > until) throw new Error(`${what} did not answer ${url} within 60 s`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+function start(args, env, logName) {
+  const log = createWriteStream(join(dir, logName));
+  const child = spawn(NODE, args, { cwd: ROOT, env: { PATH: process.env.PATH, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  child.stdout.pipe(log);
+  child.stderr.pipe(log);
+  children.push(child);
+  return child;
+}
+
+const exited = (child) => child.exitCode !== null || child.signalCode !== null;
+
+async function stop(child) {
+  if (exited(child)) return;
+  if (PROFILE_DIR) {
+    // Profiling: exit normally (closing stdin) so --cpu-prof writes its profile.
+    child.stdin.end();
+    const done = await Promise.race([new Promise((resolve) => child.once('exit', () => resolve(true))), new Promise((resolve) => setTimeout(resolve, 5000, false))]);
+    if (done) return;
+  }
+  const gone = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  await gone;
+  clearTimeout(killer);
+}
+
+async function deletePrefixKeys() {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${keyPrefix}*`, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length > 0) await redis.del(...keys);
+  } while (cursor !== '0');
+}
+
+// A real GitHub `issues` labeled delivery (octokit's example), re-numbered per request.
+const { createRequire } = await import('node:module');
+const examples = createRequire(import.meta.url)('@octokit/webhooks-examples');
+const template = structuredClone(examples.find((d) => d.name === 'issues').examples.find((e) => e.action === 'labeled'));
+template.repository.html_url = REPO;
+const [head, tail] = JSON.stringify({ ...template, issue: { ...template.issue, number: 0x7ead } }).split(String(0x7ead));
+
+/** autocannon request: every call a new ticket, body signed over its exact bytes. */
+function signedDeliveries(path, counter, statuses) {
+  return [{
+    method: 'POST',
+    path,
+    setupRequest(request) {
+      counter.next += 1;
+      const body = `${head}${counter.next}${tail}`;
+      request.body = body;
+      request.headers = {
+        'content-type': 'application/json',
+        'x-github-event': 'issues',
+        'x-github-delivery': `${id}-${counter.next}`,
+        'x-hub-signature-256': `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`,
+      };
+      return request;
+    },
+    onResponse(status) {
+      statuses[status] = (statuses[status] ?? 0) + 1;
+    },
+  }];
+}
+
+async function load(url, path, counter, opts) {
+  const statuses = {};
+  const result = await autocannon({
+    url, connections: opts.connections, duration: opts.seconds, overallRate: opts.rate, timeout: 10,
+    requests: signedDeliveries(path, counter, statuses),
+  });
+  return { result, statuses };
+}
+
+async function measure(name, url, path, counter) {
+  const warm = await load(url, path, counter, { connections: CONNECTIONS, seconds: WARMUP_SECONDS });
+  // The fixed-rate phase first, so that it does not measure the aftermath of the overload
+  // phase (its trigger-log backlog, autovacuum of the rows it wrote).
+  const fixed = await load(url, path, counter, { connections: 10, seconds: SECONDS, rate: RATE });
+  const sustained = await load(url, path, counter, { connections: CONNECTIONS, seconds: SECONDS });
+  const claims = (sustained.statuses[202] ?? 0) / sustained.result.duration;
+  const other = Object.entries(sustained.statuses).filter(([s]) => s !== '202').map(([s, n]) => `${n}×${s}`);
+  const fixedOther = Object.entries(fixed.statuses).filter(([s]) => s !== '202').map(([s, n]) => `${n}×${s}`);
+  return {
+    name,
+    claims,
+    sustainedLatency: sustained.result.latency,
+    p50: fixed.result.latency.p50,
+    p99: fixed.result.latency.p99,
+    fixedRate: fixed.result.requests.average,
+    errors: sustained.result.errors + sustained.result.timeouts + fixed.result.errors + fixed.result.timeouts,
+    notClaimed: [...other, ...fixedOther].join(' ') || 'none',
+    claimed202: (warm.statuses[202] ?? 0) + (sustained.statuses[202] ?? 0) + (fixed.statuses[202] ?? 0),
+  };
+}
+
+const BASELINE = `
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import Fastify from 'fastify';
+import { Redis } from 'ioredis';
+const redis = new Redis(process.env.KVSTORE_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+const prefix = process.env.KEY_PREFIX;
+const secret = process.env.SECRET;
+const app = Fastify({ bodyLimit: 5 * 1024 * 1024 });
+app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, raw, done) => {
+  try { done(null, { raw, json: JSON.parse(raw.toString('utf8')) }); } catch (e) { e.statusCode = 400; done(e); }
+});
+app.get('/health', async () => 'ok');
+app.post('/webhook/platform-a', async (req, reply) => {
+  const expected = Buffer.from('sha256=' + createHmac('sha256', secret).update(req.body.raw).digest('hex'));
+  const got = Buffer.from(String(req.headers['x-hub-signature-256'] ?? ''));
+  reply.type('text/plain; charset=utf-8');
+  if (got.length !== expected.length || !timingSafeEqual(got, expected)) return reply.code(401).send('Unauthorized');
+  const ticket = String(req.body.json.issue.number);
+  const ok = await redis.set(prefix + 'baseline:claim:' + ticket, '1', 'PX', 30000, 'NX');
+  return ok === 'OK' ? reply.code(202).send('Accepted: ' + ticket + ' in bench') : reply.code(200).send('Already claimed: ' + ticket);
+});
+await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });
+`;
+
+function row(cells, widths) {
+  return `| ${cells.map((c, i) => String(c).padEnd(widths[i])).join(' | ')} |`;
+}
+
+let exitCode = 0;
+try {
+  await admin(`CREATE DATABASE ${dbName}`);
+  const configPath = join(dir, 'service.yml');
+  writeFileSync(configPath, [
+    `queue: {key_prefix: "${keyPrefix}"}`,
+    'capacity: {cpu: 100000, memory: 100000Gi}',
+    'projects:',
+    '  bench:',
+    '    tracker: platform-a',
+    `    repos: [{name: bench-web, platform: platform-a, url: "${REPO}"}]`,
+    '    platform_a_trigger: {pipeline_from_label: {bug: code}}',
+  ].join('\n'));
+  const serviceEnv = {
+    SERVICE_CONFIG: configPath, SERVICE_DATA_DIR: dir, DATABASE_URL: dbUrl.toString(), KVSTORE_URL: REDIS_URL,
+    PLATFORM_A_WEBHOOK_SECRET: SECRET, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info', HOST: '127.0.0.1',
+  };
+  execFileSync(NODE, ['dist/cli/main.js', 'migrate'], { cwd: ROOT, env: { PATH: process.env.PATH, ...serviceEnv }, stdio: 'ignore' });
+  for (const name of ['poller', 'housekeeping', 'capacity_queue']) {
+    await redis.set(`${keyPrefix}leader:${name}`, 'bench-held-lease', 'PX', 3_600_000);
+  }
+
+  // --- the service (built) ---
+  const servicePort = await freePort();
+  const nodeOptions = PROFILE_DIR
+    ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, '--import', 'data:text/javascript,process.stdin.resume();process.stdin.on("end",()=>process.exit(0))']
+    : [];
+  const service = start([...nodeOptions, 'dist/main.js'], { ...serviceEnv, PORT: String(servicePort) }, 'service.log');
+  const serviceUrl = `http://127.0.0.1:${servicePort}`;
+  await waitForHttp(`${serviceUrl}/health`, service, 'dist/main.js');
+  // Wait until the store is up (a claim before that answers 503).
+  for (let i = 0; ; i++) {
+    const health = JSON.parse(await waitForHttp(`${serviceUrl}/health`, service, 'dist/main.js'));
+    const store = (health.subsystems ?? []).find((s) => s.name === 'redis');
+    if (!store || store.state === 'up') break;
+    if (i > 100) throw new Error(`store not up: ${JSON.stringify(store)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const serviceCounter = { next: 1_000_000 };
+  console.log(`service: dist/main.js on ${serviceUrl} (database ${dbName}, key prefix ${keyPrefix})`);
+  const serviceResult = await measure('pipeline-service (dist/main.js)', serviceUrl, '/webhook/platform-a', serviceCounter);
+  await stop(service);
+
+  // Every 202 is one claim: a run row and a queued request each.
+  const check = new pg.Client({ connectionString: dbUrl.toString() });
+  await check.connect();
+  const { rows } = await check.query("SELECT count(*)::int AS runs, count(*) FILTER (WHERE state = 'queued')::int AS queued FROM runs");
+  await check.end();
+  const queue = new Queue('pipeline-requests', { connection: new Redis(REDIS_URL, { maxRetriesPerRequest: null }), prefix: `${keyPrefix}bull` });
+  const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'completed', 'failed');
+  await queue.close();
+  const queuedJobs = Object.values(counts).reduce((sum, n) => sum + n, 0);
+
+  // --- the baseline: the inline script, run from the project root so fastify and ioredis resolve ---
+  const baselinePort = await freePort();
+  const baseline = start(['--input-type=module', '-e', `process.stdin.resume();process.stdin.on("end",()=>process.exit(0));${BASELINE}`], { PORT: String(baselinePort), KVSTORE_URL: REDIS_URL, KEY_PREFIX: keyPrefix, SECRET }, 'baseline.log');
+  const baselineUrl = `http://127.0.0.1:${baselinePort}`;
+  await waitForHttp(`${baselineUrl}/health`, baseline, 'baseline');
+  const baselineResult = await measure('baseline (Fastify + Redis SET NX)', baselineUrl, '/webhook/platform-a', { next: 1_000_000 });
+  await stop(baseline);
+
+  const widths = [34, 12, 14, 14, 10, 22];
+  console.log('');
+  console.log(`Signed GitHub deliveries, one distinct ticket each. After a ${WARMUP_SECONDS} s warm-up: latency at a fixed ${RATE} req/s (10 connections) for ${SECONDS} s, then sustained: ${CONNECTIONS} connections for ${SECONDS} s.`);
+  console.log(row(['server', 'claims/s', `p50 @${RATE}/s`, `p99 @${RATE}/s`, 'errors', 'answers other than 202'], widths));
+  console.log(row(widths.map((w) => '-'.repeat(w)), widths));
+  for (const r of [serviceResult, baselineResult]) {
+    console.log(row([r.name, r.claims.toFixed(0), `${r.p50} ms`, `${r.p99} ms`, r.errors, r.notClaimed], widths));
+  }
+  console.log('');
+  console.log(`service under sustained load: mean latency ${serviceResult.sustainedLatency.mean.toFixed(1)} ms, p99 ${serviceResult.sustainedLatency.p99} ms`);
+  console.log(`service database after the run: ${rows[0].runs} runs (${rows[0].queued} queued) and ${queuedJobs} jobs on the queue; ${serviceResult.claimed202} answers 202 were read (all phases)`);
+  // autocannon stops each phase with requests in flight (at most one per connection): those are
+  // claimed by the server but their 202 is never read.
+  const inFlight = CONNECTIONS * 2 + 10;
+  const consistent = rows[0].runs === queuedJobs && rows[0].runs >= serviceResult.claimed202 && rows[0].runs - serviceResult.claimed202 <= inFlight;
+  console.log(consistent
+    ? `consistency: one run and one queued request per claim; ${rows[0].runs - serviceResult.claimed202} claims were in flight when a phase ended (≤ ${inFlight} connections)`
+    : 'consistency: MISMATCH between runs, queued requests and 202 answers');
+  const claimsOk = serviceResult.claims >= TARGET_CLAIMS;
+  const p99Ok = serviceResult.p99 <= TARGET_P99_MS;
+  console.log(`targets: ≥ ${TARGET_CLAIMS} claims/s → ${claimsOk ? 'met' : 'NOT met'} (${serviceResult.claims.toFixed(0)}); p99 ≤ ${TARGET_P99_MS} ms at ${RATE} req/s → ${p99Ok ? 'met' : 'NOT met'} (${serviceResult.p99} ms)`);
+  if (process.env.BENCH_KEEP_LOGS) console.log(`logs: ${dir}/service.log, ${dir}/baseline.log`);
+} catch (error) {
+  console.error(`bench failed: ${error.stack ?? error}`);
+  exitCode = 1;
+} finally {
+  for (const child of children) await stop(child).catch(() => undefined);
+  await deletePrefixKeys().catch(() => undefined);
+  redis.disconnect();
+  await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => undefined);
+  if (!process.env.BENCH_KEEP_LOGS) rmSync(dir, { recursive: true, force: true });
+}
+process.exit(exitCode);

@@ -1,0 +1,139 @@
+import { randomUUID } from 'node:crypto';
+import { createServer as createNetServer } from 'node:net';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { githubExample } from '../fixtures/payload-fixtures.js';
+import {
+  TEST_PIPELINES, TEST_PROJECTS, type Wire, adoUpdated, adoWire, githubLabeled, githubWire, gitlabIssueHook, gitlabWire, jiraUpdated, jiraWire,
+} from './support/deliveries.js';
+import {
+  type WebhookBench, adminQuery, allJobCount, bootServer, createWebhookBench, jobsFor, runsOf, ticketRow, triggerLogRows,
+} from './support/webhook-harness.js';
+
+/**
+ * The failure answers of the real server: the store down (503 `store_unavailable`, logged as
+ * skipped) and a claim that fails in the database (500 `Claim failed: …`, nothing left half-claimed,
+ * and the platform's retry succeeds once the database is back).
+ */
+let bench: WebhookBench;
+const TEXT = 'text/plain; charset=utf-8';
+
+async function send(app: NestFastifyApplication, wire: Wire): Promise<{ status: number; body: string; contentType: unknown }> {
+  const response = await app.inject({ method: 'POST', url: wire.url, headers: wire.headers, payload: wire.payload });
+  return { status: response.statusCode, body: response.body, contentType: response.headers['content-type'] };
+}
+
+/** A port nothing listens on: bound, then closed. */
+async function closedPort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+beforeAll(async () => {
+  bench = await createWebhookBench({ projects: TEST_PROJECTS, pipelines: TEST_PIPELINES });
+});
+
+afterAll(async () => {
+  await bench?.cleanup();
+});
+
+describe('store down (KVSTORE_URL points at a closed port)', () => {
+  let app: NestFastifyApplication;
+
+  beforeAll(async () => {
+    app = await bootServer(bench.environment({ KVSTORE_URL: `redis://127.0.0.1:${await closedPort()}/0` }), { store: false });
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it.each([
+    ['platform A', githubWire('issues', githubLabeled(601), { delivery: randomUUID() }), 'platform-a', 'gh-main', '601'],
+    ['platform B', gitlabWire('Issue Hook', gitlabIssueHook(602), { idempotencyKey: randomUUID() }), 'platform-b', 'gl-main', '602'],
+    ['platform C', adoWire(adoUpdated(603, randomUUID())), 'platform-c', 'ado-main', '603'],
+    ['platform D', jiraWire(jiraUpdated('JRA-604', 'Ready for Agent'), { identifier: randomUUID() }), 'platform-d', 'jira-main', 'JRA-604'],
+  ] as const)('%s ticket trigger answers 503 store_unavailable and is logged skipped/store-unavailable', async (_name, wire, platform, project, ticket) => {
+    const answer = await send(app, wire);
+    expect(answer).toEqual({ status: 503, body: 'store_unavailable', contentType: TEXT });
+    expect(await ticketRow(bench.db, platform, project, ticket)).toBeNull();
+    expect(await runsOf(bench.db, platform, project, ticket)).toHaveLength(0);
+    const [log] = await triggerLogRows(bench.db, { platform, ticket });
+    expect(log).toMatchObject({ project, outcome: 'skipped', reason: 'store-unavailable', status_code: 503 });
+  });
+
+  it('still verifies signatures (401) and filters (200) while the store is down', async () => {
+    expect((await send(app, githubWire('issues', githubLabeled(605), { signature: null }))).status).toBe(401);
+    const filtered = await send(app, githubWire('issues', githubExample('issues', 'opened')));
+    expect(filtered.status).toBe(200);
+    expect(filtered.body).toMatch(/^Filtered: /);
+  });
+
+  it('the platform\'s redelivery is claimed once a server with the store up receives it', async () => {
+    const delivery = randomUUID();
+    const wire = githubWire('issues', githubLabeled(606), { delivery });
+    expect((await send(app, wire)).status).toBe(503);
+    const healthy = await bootServer(bench.environment());
+    try {
+      expect(await send(healthy, wire)).toEqual({ status: 202, body: 'Accepted: 606 in gh-main', contentType: TEXT });
+      const row = await ticketRow(bench.db, 'platform-a', 'gh-main', '606');
+      expect(row?.state).toBe('enqueued');
+      expect(await jobsFor(bench.queue, row?.run_id ?? '')).toBe(1);
+    } finally {
+      await healthy.close();
+    }
+  });
+});
+
+describe('claim failure in the database', () => {
+  let app: NestFastifyApplication;
+
+  beforeAll(async () => {
+    app = await bootServer(bench.environment());
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('answers 500 Claim failed: {error} while the runs table is gone, leaves nothing behind, and the retry is claimed after repair', async () => {
+    const jobsBefore = await allJobCount(bench.queue);
+    const delivery = randomUUID();
+    const wire = githubWire('issues', githubLabeled(701), { delivery });
+    await bench.db.query('ALTER TABLE runs RENAME TO runs_moved_away');
+    let failed: Awaited<ReturnType<typeof send>>;
+    try {
+      failed = await send(app, wire);
+    } finally {
+      await bench.db.query('ALTER TABLE runs_moved_away RENAME TO runs');
+    }
+    expect(failed).toEqual({ status: 500, body: 'Claim failed: relation "runs" does not exist', contentType: TEXT });
+    expect(await ticketRow(bench.db, 'platform-a', 'gh-main', '701')).toBeNull();
+    expect(await runsOf(bench.db, 'platform-a', 'gh-main', '701')).toHaveLength(0);
+    expect(await allJobCount(bench.queue)).toBe(jobsBefore);
+    const [log] = await triggerLogRows(bench.db, { delivery_id: delivery, outcome: 'Failed' });
+    expect(log).toMatchObject({ status_code: 500, reason: 'relation "runs" does not exist' });
+
+    // A 500 asks the platform to retry; the retry (same delivery id) is claimed, not answered from memory.
+    expect(await send(app, wire)).toEqual({ status: 202, body: 'Accepted: 701 in gh-main', contentType: TEXT });
+    const runs = await runsOf(bench.db, 'platform-a', 'gh-main', '701');
+    expect(runs).toHaveLength(1);
+    expect(await jobsFor(bench.queue, runs[0]!.id)).toBe(1);
+    // The claim lock of the failed attempt was released: nothing answers Already claimed wrongly.
+    expect(await ticketRow(bench.db, 'platform-a', 'gh-main', '701')).toMatchObject({ state: 'enqueued', run_id: runs[0]!.id });
+  });
+
+  it('answers 500 when the database is dropped under the running server', async () => {
+    // Last test of the file: the server's database disappears (connections terminated).
+    await bench.db.end();
+    await adminQuery(`DROP DATABASE ${bench.databaseName} WITH (FORCE)`);
+    const answer = await send(app, githubWire('issues', githubLabeled(702)));
+    expect(answer.status).toBe(500);
+    expect(answer.body).toMatch(/^Claim failed: .+/);
+    expect(answer.contentType).toBe(TEXT);
+    // And the server keeps answering.
+    expect((await send(app, githubWire('issues', githubLabeled(703), { signature: null }))).status).toBe(401);
+  });
+});

@@ -1,0 +1,415 @@
+import { randomUUID } from 'node:crypto';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { githubExample, loadFixture } from '../fixtures/payload-fixtures.js';
+import {
+  HELLO_WORLD, NO_PIPELINE_REPO, TEST_PIPELINES, TEST_PROJECTS, UNKNOWN_REPO, type Wire,
+  adoCommented, adoUpdated, adoWire, githubCommented, githubLabeled, githubWire, gitlabIssueHook, gitlabNoteHook, gitlabWire,
+  jiraCommented, jiraUpdated, jiraWire,
+} from './support/deliveries.js';
+import {
+  SECRETS, type WebhookBench, basicAuth, bootServer, createWebhookBench, githubSignature, jobsFor, runsOf, ticketRow, triggerLogRows,
+} from './support/webhook-harness.js';
+
+/**
+ * Every webhook route of the real server (AppModule on Fastify, `createServer`) against the
+ * machine's PostgreSQL and Redis, with the platforms' documented example payloads.
+ */
+let bench: WebhookBench;
+let app: NestFastifyApplication;
+
+const TEXT = 'text/plain; charset=utf-8';
+
+interface Answer {
+  status: number;
+  body: string;
+  contentType: string | undefined;
+}
+
+async function send(wire: Wire): Promise<Answer> {
+  const response = await app.inject({ method: 'POST', url: wire.url, headers: wire.headers, payload: wire.payload });
+  const type = response.headers['content-type'];
+  return { status: response.statusCode, body: response.body, contentType: typeof type === 'string' ? type : undefined };
+}
+
+/** The claim's whole effect: ticket Enqueued with one live (queued) run, and that run's request on the queue. */
+async function expectClaimed(platform: string, project: string, ticket: string, pipeline: string): Promise<string> {
+  const row = await ticketRow(bench.db, platform, project, ticket);
+  expect(row).toMatchObject({ state: 'enqueued', pipeline });
+  const runs = await runsOf(bench.db, platform, project, ticket);
+  expect(runs).toHaveLength(1);
+  expect(runs[0]).toMatchObject({ id: row?.run_id, state: 'queued', pipeline });
+  const runId = runs[0]!.id;
+  expect(await jobsFor(bench.queue, runId)).toBe(1);
+  const job = await bench.queue.getJob(runId);
+  expect(job?.data).toEqual({ runId, platform, project, ticket, pipeline });
+  return runId;
+}
+
+async function expectNothingClaimed(platform: string, project: string, ticket: string): Promise<void> {
+  expect(await ticketRow(bench.db, platform, project, ticket)).toBeNull();
+  expect(await runsOf(bench.db, platform, project, ticket)).toHaveLength(0);
+}
+
+beforeAll(async () => {
+  bench = await createWebhookBench({ projects: TEST_PROJECTS, pipelines: TEST_PIPELINES });
+  app = await bootServer(bench.environment());
+});
+
+afterAll(async () => {
+  await app?.close();
+  await bench?.cleanup();
+});
+
+describe('platform A (GitHub)', () => {
+  it('claims a labeled issue on /webhook/platform-a: 202, exact text body, ticket Enqueued, one run, one queued request, trigger log', async () => {
+    const delivery = randomUUID();
+    const answer = await send(githubWire('issues', githubLabeled(101), { delivery }));
+    expect(answer).toEqual({ status: 202, body: 'Accepted: 101 in gh-main', contentType: TEXT });
+    await expectClaimed('platform-a', 'gh-main', '101', 'code');
+    const [log] = await triggerLogRows(bench.db, { delivery_id: delivery });
+    expect(log).toMatchObject({ platform: 'platform-a', event: 'issues', project: 'gh-main', ticket: '101', outcome: 'Claimed', status_code: 202 });
+  });
+
+  it.each([
+    ['X-GitHub-Event', 102],
+    ['X-PlatformA-Event', 103],
+  ] as const)('POST /webhook detects GitHub by %s', async (eventHeader, number) => {
+    const answer = await send(githubWire('issues', githubLabeled(number), { route: '/webhook', eventHeader }));
+    expect(answer).toEqual({ status: 202, body: `Accepted: ${number} in gh-main`, contentType: TEXT });
+    await expectClaimed('platform-a', 'gh-main', String(number), 'code');
+  });
+
+  it('accepts X-PlatformA-Event on the explicit route too', async () => {
+    const answer = await send(githubWire('issues', githubLabeled(104), { eventHeader: 'X-PlatformA-Event' }));
+    expect(answer).toEqual({ status: 202, body: 'Accepted: 104 in gh-main', contentType: TEXT });
+  });
+
+  it('a second trigger for a claimed ticket answers 200 Already claimed without a second run or request', async () => {
+    expect((await send(githubWire('issues', githubLabeled(110), { delivery: randomUUID() }))).status).toBe(202);
+    const runId = await expectClaimed('platform-a', 'gh-main', '110', 'code');
+    const again = await send(githubWire('issues', githubLabeled(110), { delivery: randomUUID(), route: '/webhook' }));
+    expect(again).toEqual({ status: 200, body: 'Already claimed: 110', contentType: TEXT });
+    expect(await expectClaimed('platform-a', 'gh-main', '110', 'code')).toBe(runId);
+    await triggerLogRows(bench.db, { ticket: '110', outcome: 'AlreadyClaimed', status_code: 200 });
+  });
+
+  it('a repeated X-GitHub-Delivery gets the first answer (202) without the work being done again', async () => {
+    const delivery = randomUUID();
+    const first = await send(githubWire('issues', githubLabeled(111), { delivery }));
+    expect(first).toEqual({ status: 202, body: 'Accepted: 111 in gh-main', contentType: TEXT });
+    const runId = await expectClaimed('platform-a', 'gh-main', '111', 'code');
+    const repeat = await send(githubWire('issues', githubLabeled(111), { delivery }));
+    expect(repeat).toEqual(first);
+    expect(await expectClaimed('platform-a', 'gh-main', '111', 'code')).toBe(runId);
+    const logs = await triggerLogRows(bench.db, { delivery_id: delivery }, 2);
+    expect(logs.map((l) => l.outcome)).toEqual(['Claimed', 'duplicate']);
+    expect(logs.map((l) => l.status_code)).toEqual([202, 202]);
+  });
+
+  it.each([
+    ['missing', null],
+    ['wrong secret', githubSignature('not-the-secret', JSON.stringify(githubLabeled(120)))],
+    ['malformed', 'sha256=zz'],
+    ['SHA-1 style', 'sha1=0123456789abcdef0123456789abcdef01234567'],
+  ] as const)('refuses a %s X-Hub-Signature-256 with 401 on both routes, before anything is claimed', async (_what, signature) => {
+    for (const route of ['/webhook', '/webhook/platform-a'] as const) {
+      const answer = await send(githubWire('issues', githubLabeled(120), { route, signature }));
+      expect(answer.status).toBe(401);
+      expect(answer.contentType).toBe(TEXT);
+    }
+    await expectNothingClaimed('platform-a', 'gh-main', '120');
+    await triggerLogRows(bench.db, { ticket: '120', outcome: 'unauthorized', status_code: 401 }, 2);
+  });
+
+  it('refuses a signature over other bytes than the ones sent (the HMAC is over the raw body)', async () => {
+    const body = githubLabeled(121);
+    const wire = githubWire('issues', body);
+    const reformatted = { ...wire, payload: JSON.stringify(body, null, 2) }; // same JSON value, other bytes
+    expect((await send(reformatted)).status).toBe(401);
+    await expectNothingClaimed('platform-a', 'gh-main', '121');
+    // The same value with the bytes it was signed over passes.
+    expect((await send(wire)).status).toBe(202);
+  });
+
+  it('answers 200 Rejected: UnknownProject for a repository no project declares', async () => {
+    const answer = await send(githubWire('issues', githubLabeled(130, { repoUrl: UNKNOWN_REPO })));
+    expect(answer).toEqual({ status: 200, body: 'Rejected: UnknownProject', contentType: TEXT });
+    const [log] = await triggerLogRows(bench.db, { ticket: '130', outcome: 'Rejected' });
+    expect(log).toMatchObject({ project: null, reason: 'UnknownProject', status_code: 200 });
+    const { rows } = await bench.db.query('SELECT count(*)::int AS n FROM tickets WHERE ticket = $1', ['130']);
+    expect(rows[0]).toEqual({ n: 0 });
+  });
+
+  it('answers 200 Rejected: UnknownPipeline when the label maps to no known pipeline', async () => {
+    const answer = await send(githubWire('issues', githubLabeled(131, { repoUrl: NO_PIPELINE_REPO })));
+    expect(answer).toEqual({ status: 200, body: 'Rejected: UnknownPipeline', contentType: TEXT });
+    await expectNothingClaimed('platform-a', 'gh-nopipe', '131');
+  });
+
+  it('answers 200 Rejected: PipelineNotLabelTriggered for a comment naming a pipeline no label maps', async () => {
+    // The example's text is "You are totally right! …"; `right` is a command pipeline, not mapped.
+    const answer = await send(githubWire('issue_comment', githubCommented(132)));
+    expect(answer).toEqual({ status: 200, body: 'Rejected: PipelineNotLabelTriggered', contentType: TEXT });
+    await expectNothingClaimed('platform-a', 'gh-main', '132');
+  });
+
+  it.each([
+    ['issues', 'opened'],
+    ['pull_request', 'labeled'],
+    ['issues', 'unlabeled'],
+    ['pull_request_review', 'submitted'],
+  ])('filters %s %s: 200 Filtered, nothing claimed', async (event, action) => {
+    const body = githubExample(event, action);
+    const answer = await send(githubWire(event, body, { route: '/webhook' }));
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatch(/^Filtered: .+/);
+    expect(answer.contentType).toBe(TEXT);
+    const { rows } = await bench.db.query('SELECT count(*)::int AS n FROM tickets WHERE platform = $1 AND ticket = $2', ['platform-a', '1']);
+    expect(rows[0]).toEqual({ n: 0 });
+  });
+
+  it('filters a label that triggers nothing', async () => {
+    const answer = await send(githubWire('issues', githubLabeled(133, { label: 'question' })));
+    expect(answer).toMatchObject({ status: 200, contentType: TEXT });
+    expect(answer.body).toMatch(/^Filtered: /);
+    await expectNothingClaimed('platform-a', 'gh-main', '133');
+  });
+
+  it('never triggers on the service\'s own service: label', async () => {
+    const answer = await send(githubWire('issues', githubLabeled(134, { label: 'service:enqueued' })));
+    expect(answer).toMatchObject({ status: 200, contentType: TEXT });
+    expect(answer.body).toMatch(/^Filtered: .*service:/);
+    await expectNothingClaimed('platform-a', 'gh-main', '134');
+    await triggerLogRows(bench.db, { ticket: '134', outcome: 'filtered' });
+  });
+});
+
+describe('platform B (GitLab)', () => {
+  it.each([
+    ['/webhook/platform-b', 'gitlab', 201],
+    ['/webhook/platform-b', 'platformb', 202],
+    ['/webhook', 'gitlab', 203],
+    ['/webhook', 'platformb', 204],
+  ] as const)('claims an Issue Hook label change on %s with the %s header spelling', async (route, spelling, iid) => {
+    const answer = await send(gitlabWire('Issue Hook', gitlabIssueHook(iid), { route, spelling }));
+    expect(answer).toEqual({ status: 202, body: `Accepted: ${iid} in gl-main`, contentType: TEXT });
+    await expectClaimed('platform-b', 'gl-main', String(iid), 'code');
+  });
+
+  it('claims on a Note Hook whose comment carries the keyword', async () => {
+    const answer = await send(gitlabWire('Note Hook', gitlabNoteHook(205)));
+    expect(answer).toEqual({ status: 202, body: 'Accepted: 205 in gl-main', contentType: TEXT });
+    await expectClaimed('platform-b', 'gl-main', '205', 'code');
+    const again = await send(gitlabWire('Issue Hook', gitlabIssueHook(205), { spelling: 'platformb' }));
+    expect(again).toEqual({ status: 200, body: 'Already claimed: 205', contentType: TEXT });
+  });
+
+  it.each([
+    ['missing (X-Gitlab-Token)', 'gitlab', null],
+    ['wrong (X-Gitlab-Token)', 'gitlab', 'not-the-token'],
+    ['missing (X-PlatformB-Token)', 'platformb', null],
+    ['wrong (X-PlatformB-Token)', 'platformb', `${SECRETS.platformB}x`],
+  ] as const)('refuses a %s token with 401 on both routes', async (_what, spelling, token) => {
+    for (const route of ['/webhook', '/webhook/platform-b'] as const) {
+      const answer = await send(gitlabWire('Issue Hook', gitlabIssueHook(210), { route, spelling, token }));
+      expect(answer.status).toBe(401);
+      expect(answer.contentType).toBe(TEXT);
+    }
+    await expectNothingClaimed('platform-b', 'gl-main', '210');
+  });
+
+  it('a repeated Idempotency-Key gets the first answer without a second claim', async () => {
+    const idempotencyKey = randomUUID();
+    const first = await send(gitlabWire('Issue Hook', gitlabIssueHook(211), { idempotencyKey }));
+    expect(first).toEqual({ status: 202, body: 'Accepted: 211 in gl-main', contentType: TEXT });
+    const runId = await expectClaimed('platform-b', 'gl-main', '211', 'code');
+    expect(await send(gitlabWire('Issue Hook', gitlabIssueHook(211), { idempotencyKey, route: '/webhook' }))).toEqual(first);
+    expect(await expectClaimed('platform-b', 'gl-main', '211', 'code')).toBe(runId);
+    await triggerLogRows(bench.db, { delivery_id: idempotencyKey, outcome: 'duplicate' });
+  });
+
+  it('never triggers on the service\'s own service: label', async () => {
+    const answer = await send(gitlabWire('Issue Hook', gitlabIssueHook(212, 'service:in-progress')));
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatch(/^Filtered: .*service:/);
+    await expectNothingClaimed('platform-b', 'gl-main', '212');
+  });
+
+  it('filters merge request events for now (200)', async () => {
+    const answer = await send(gitlabWire('Merge Request Hook', loadFixture('gitlab', 'merge-request-hook'), { route: '/webhook' }));
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatch(/^Filtered: /);
+  });
+});
+
+describe('platform C (Azure DevOps)', () => {
+  it('claims a work item moved to a trigger status on /webhook/platform-c', async () => {
+    const answer = await send(adoWire(adoUpdated(301, randomUUID())));
+    expect(answer).toEqual({ status: 202, body: 'Accepted: 301 in ado-main', contentType: TEXT });
+    await expectClaimed('platform-c', 'ado-main', '301', 'code');
+  });
+
+  it('POST /webhook detects the service-hook envelope', async () => {
+    const answer = await send(adoWire(adoUpdated(302, randomUUID()), { route: '/webhook' }));
+    expect(answer).toEqual({ status: 202, body: 'Accepted: 302 in ado-main', contentType: TEXT });
+    await expectClaimed('platform-c', 'ado-main', '302', 'code');
+  });
+
+  it('claims on workitem.commented carrying the keyword, then answers Already claimed', async () => {
+    const answer = await send(adoWire(adoCommented(303, randomUUID())));
+    expect(answer).toEqual({ status: 202, body: 'Accepted: 303 in ado-main', contentType: TEXT });
+    await expectClaimed('platform-c', 'ado-main', '303', 'code');
+    expect(await send(adoWire(adoUpdated(303, randomUUID()), { route: '/webhook' })))
+      .toEqual({ status: 200, body: 'Already claimed: 303', contentType: TEXT });
+  });
+
+  it.each([
+    ['missing', null],
+    ['wrong password', basicAuth('service-hook', 'nope')],
+    ['not Basic', `Bearer ${SECRETS.platformC}`],
+  ] as const)('refuses a %s Authorization with 401 on both routes', async (_what, authorization) => {
+    for (const route of ['/webhook', '/webhook/platform-c'] as const) {
+      const answer = await send(adoWire(adoUpdated(310, randomUUID()), { route, authorization }));
+      expect(answer.status).toBe(401);
+    }
+    await expectNothingClaimed('platform-c', 'ado-main', '310');
+  });
+
+  it('a repeated notification id gets the first answer without a second claim', async () => {
+    const id = randomUUID();
+    const first = await send(adoWire(adoUpdated(311, id)));
+    expect(first).toEqual({ status: 202, body: 'Accepted: 311 in ado-main', contentType: TEXT });
+    expect(await send(adoWire(adoUpdated(311, id)))).toEqual(first);
+    expect(await runsOf(bench.db, 'platform-c', 'ado-main', '311')).toHaveLength(1);
+  });
+
+  it('review-vote subscriptions need the same credentials; pull request updates start nothing', async () => {
+    const pr = loadFixture('azure-devops', 'git-pullrequest-updated');
+    const vote = { 'X-Service-Change': 'review-vote' };
+    expect((await send(adoWire(pr, { headers: vote, authorization: null }))).status).toBe(401);
+    expect((await send(adoWire(pr, { headers: vote, authorization: basicAuth('x', 'wrong') }))).status).toBe(401);
+    for (const headers of [vote, {}]) {
+      const answer = await send(adoWire(pr, { headers }));
+      expect(answer.status).toBe(200);
+      expect(answer.body).toMatch(/^Filtered: /);
+    }
+  });
+
+  it('filters a work item update that changes neither state nor tags', async () => {
+    const body = adoUpdated(312, randomUUID());
+    const fields = (body['resource'] as Record<string, Record<string, unknown>>)['fields']!;
+    delete fields['System.State'];
+    const answer = await send(adoWire(body));
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatch(/^Filtered: /);
+    await expectNothingClaimed('platform-c', 'ado-main', '312');
+  });
+});
+
+describe('platform D (Jira)', () => {
+  it('claims an issue moved to a trigger status, signed with the project secret', async () => {
+    const identifier = randomUUID();
+    const answer = await send(jiraWire(jiraUpdated('JRA-401', 'Ready for Agent'), { identifier }));
+    expect(answer).toEqual({ status: 202, body: 'Accepted: JRA-401 in jira-main', contentType: TEXT });
+    await expectClaimed('platform-d', 'jira-main', 'JRA-401', 'code');
+    const [log] = await triggerLogRows(bench.db, { delivery_id: identifier });
+    expect(log).toMatchObject({ platform: 'platform-d', event: 'issue_updated', project: 'jira-main', outcome: 'Claimed' });
+  });
+
+  it('claims on comment_created carrying the keyword, then answers Already claimed', async () => {
+    const answer = await send(jiraWire(jiraCommented('JRA-402')));
+    expect(answer).toEqual({ status: 202, body: 'Accepted: JRA-402 in jira-main', contentType: TEXT });
+    await expectClaimed('platform-d', 'jira-main', 'JRA-402', 'code');
+    expect(await send(jiraWire(jiraUpdated('JRA-402', 'Ready for Agent'))))
+      .toEqual({ status: 200, body: 'Already claimed: JRA-402', contentType: TEXT });
+  });
+
+  it.each([
+    ['missing', null],
+    ['signed with another secret', 'other'],
+    ['signed with the server-wide A secret', 'a'],
+  ] as const)('refuses a %s X-Hub-Signature with 401 once the project carries a secret', async (_what, which) => {
+    const body = jiraUpdated('JRA-410', 'Ready for Agent');
+    const payload = JSON.stringify(body);
+    const signature = which === null ? null : githubSignature(which === 'a' ? SECRETS.platformA : 'another-secret', payload);
+    const answer = await send(jiraWire(body, { signature }));
+    expect(answer.status).toBe(401);
+    expect(answer.contentType).toBe(TEXT);
+    await expectNothingClaimed('platform-d', 'jira-main', 'JRA-410');
+  });
+
+  it('does not verify deliveries for a project without a secret', async () => {
+    const answer = await send(jiraWire(jiraUpdated('OPEN-7', 'Ready for Agent'), { signature: null }));
+    expect(answer).toEqual({ status: 202, body: 'Accepted: OPEN-7 in jira-open', contentType: TEXT });
+    await expectClaimed('platform-d', 'jira-open', 'OPEN-7', 'code');
+  });
+
+  it('filters the documented example as it is (summary and type changed): 200', async () => {
+    const answer = await send(jiraWire(loadFixture('jira', 'issue-updated')));
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatch(/^Filtered: /);
+    await expectNothingClaimed('platform-d', 'jira-main', 'JRA-20002');
+  });
+
+  it('a repeated X-Atlassian-Webhook-Identifier gets the first answer without a second claim', async () => {
+    const identifier = randomUUID();
+    const first = await send(jiraWire(jiraUpdated('JRA-411', 'Ready for Agent'), { identifier }));
+    expect(first).toEqual({ status: 202, body: 'Accepted: JRA-411 in jira-main', contentType: TEXT });
+    expect(await send(jiraWire(jiraUpdated('JRA-411', 'Ready for Agent'), { identifier }))).toEqual(first);
+    expect(await runsOf(bench.db, 'platform-d', 'jira-main', 'JRA-411')).toHaveLength(1);
+  });
+
+  it('is not detected on POST /webhook (no event header): a 4xx, nothing claimed', async () => {
+    const wire = jiraWire(jiraUpdated('JRA-412', 'Ready for Agent'));
+    const answer = await send({ ...wire, url: '/webhook' });
+    expect(answer.status).toBeGreaterThanOrEqual(400);
+    expect(answer.status).toBeLessThan(500);
+    await expectNothingClaimed('platform-d', 'jira-main', 'JRA-412');
+  });
+});
+
+describe('malformed deliveries', () => {
+  let nextTicket = 500;
+  it.each([
+    ['/webhook/platform-a', { 'X-GitHub-Event': 'issues', 'X-Hub-Signature-256': githubSignature(SECRETS.platformA, '{"action": "labeled",') }],
+    ['/webhook', { 'X-GitHub-Event': 'issues' }],
+    ['/webhook/platform-b', { 'X-Gitlab-Event': 'Issue Hook', 'X-Gitlab-Token': SECRETS.platformB }],
+    ['/webhook/platform-c', { Authorization: basicAuth('u', SECRETS.platformC) }],
+    ['/webhook/platform-d', {}],
+  ])('answers malformed JSON on %s with a 4xx, never a 5xx, and keeps serving', async (url, headers) => {
+    const answer = await send({ url, headers: { 'content-type': 'application/json', ...headers }, payload: '{"action": "labeled",' });
+    expect(answer.status).toBeGreaterThanOrEqual(400);
+    expect(answer.status).toBeLessThan(500);
+    nextTicket += 1;
+    const next = await send(githubWire('issues', githubLabeled(nextTicket)));
+    expect(next).toEqual({ status: 202, body: `Accepted: ${nextTicket} in gh-main`, contentType: TEXT });
+  });
+
+  it('answers an unknown platform route with 404', async () => {
+    const answer = await send({ url: '/webhook/platform-x', headers: { 'content-type': 'application/json' }, payload: '{}' });
+    expect(answer.status).toBe(404);
+  });
+
+  it('answers a delivery no platform can be detected from with a 4xx', async () => {
+    const answer = await send({ url: '/webhook', headers: { 'content-type': 'application/json' }, payload: '{"hello": "world"}' });
+    expect(answer.status).toBe(400);
+    expect(answer.contentType).toBe(TEXT);
+  });
+
+  it('answers a JSON value that is no object with 200 Filtered (never a 5xx)', async () => {
+    for (const payload of ['[]', 'null', '42', '"issues"']) {
+      const answer = await send({
+        url: '/webhook/platform-a',
+        headers: { 'content-type': 'application/json', 'X-GitHub-Event': 'issues', 'X-Hub-Signature-256': githubSignature(SECRETS.platformA, payload) },
+        payload,
+      });
+      expect(answer.status).toBeLessThan(500);
+    }
+  });
+
+  it('still routes the repository it was configured with', () => {
+    // Guard for the fixtures: the project config and the octokit example agree on the URL.
+    expect(githubExample('issues', 'labeled')['repository']).toMatchObject({ html_url: HELLO_WORLD });
+  });
+});
