@@ -13,6 +13,9 @@ export function loggerOptions(level: string): Params {
       // Liveness probes hit /health every few seconds; logging each would drown the rest.
       autoLogging: { ignore: (req) => (req.url ?? '').startsWith('/health') },
       quietReqLogger: true,
+      // Every delivery already has its trigger-log row and its transition line: a successful
+      // request is only worth a debug line; refusals and failures stay visible.
+      customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'debug'),
     },
   };
 }

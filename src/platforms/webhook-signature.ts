@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { type KeyObject, createHmac, createSecretKey, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
  * Outcome of a webhook secret check:
@@ -16,7 +16,21 @@ export function signatureAccepted(verdict: SignatureVerdict): boolean {
 }
 
 /** Per-process key: comparisons digest both sides with it so no input shape is precomputable. */
-const COMPARE_KEY = randomBytes(32);
+const COMPARE_KEY = createSecretKey(randomBytes(32));
+
+/** Key objects of the configured secrets, built once: importing a key costs more than the HMAC. */
+const SECRET_KEYS = new Map<string, KeyObject>();
+const MAX_CACHED_SECRETS = 64;
+
+function keyOf(secret: string): KeyObject {
+  let key = SECRET_KEYS.get(secret);
+  if (!key) {
+    if (SECRET_KEYS.size >= MAX_CACHED_SECRETS) SECRET_KEYS.clear();
+    key = createSecretKey(Buffer.from(secret, 'utf8'));
+    SECRET_KEYS.set(secret, key);
+  }
+  return key;
+}
 
 /**
  * Constant-time string equality. Both sides are first digested (HMAC-SHA-256 under a random
@@ -32,7 +46,7 @@ export function constantTimeEquals(presented: string, expected: string): boolean
 
 /** Lower-case hex HMAC-SHA-256 of the raw request bytes. */
 export function hmacSha256Hex(secret: string, rawBody: Buffer): string {
-  return createHmac('sha256', secret).update(rawBody).digest('hex');
+  return createHmac('sha256', keyOf(secret)).update(rawBody).digest('hex');
 }
 
 /** True when a configured secret is absent or empty (verification is skipped). */

@@ -42,7 +42,6 @@ export class StoreConnectionService implements OnApplicationShutdown {
     }
     this.displayUrl = redactUrl(env.kvstoreUrl);
     this.client = createStoreClient(env.kvstoreUrl);
-    this.client.on('error', () => undefined); // state changes are reported by check(), not per retry
     this.client.on('ready', () => void this.check());
     this.client.on('end', () => this.setConnected(false, 'connection closed'));
     subsystems.set(BackgroundSubsystem.Redis, 'degraded', `connecting to ${this.displayUrl}`);
@@ -98,12 +97,20 @@ export class StoreConnectionService implements OnApplicationShutdown {
   }
 }
 
+/**
+ * A store client that fails fast while disconnected and reconnects forever. Connection errors
+ * are not logged per retry: the `redis` subsystem reports the state, once per change.
+ */
 export function createStoreClient(url: string): Redis {
-  return new Redis(url, {
+  const client = new Redis(url, {
     lazyConnect: false,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     connectTimeout: 5000,
     retryStrategy: (attempt) => Math.min(250 * attempt, 5000),
+    // Commands issued in the same tick share one write: under load, far fewer syscalls.
+    enableAutoPipelining: true,
   });
+  client.on('error', () => undefined);
+  return client;
 }

@@ -50,7 +50,8 @@ export class ClaimService {
       this.logger.error(`claim of ${describeTicket(key)} failed: ${message}`);
       return { outcome: 'Failed', error: message };
     } finally {
-      await this.locks.release(lock).catch(() => undefined);
+      // Compare-and-delete: releasing a moment after the answer is harmless, so it does not delay it.
+      void this.locks.release(lock).catch(() => undefined);
     }
   }
 }
