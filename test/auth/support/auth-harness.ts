@@ -1,26 +1,22 @@
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Type } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import pg from 'pg';
-import { stringify } from 'yaml';
 import { AppModule } from '../../../src/app.module.js';
-import { migrate } from '../../../src/cli/migrate.command.js';
 import { type ServiceEnvironment, readEnvironment } from '../../../src/config/environment.js';
 import { DatabaseService } from '../../../src/database/database.service.js';
 import { PreflightService } from '../../../src/health/preflight.service.js';
 import { createServer } from '../../../src/server.js';
+import { eventually } from '../../support/eventually.js';
+import { createTestDatabase } from '../../support/test-database.js';
+import { tempConfig } from '../../support/temp-config.js';
+
+export { eventually };
 
 /**
- * Auth test support (test/support did not exist when these tests were written): a fresh, uniquely
- * named, migrated database on the machine's PostgreSQL, a temp `service.yml`, and the real server
+ * Auth test support: a fresh migrated database, a temp `service.yml`, and the real server
  * (AppModule on Fastify through `createServer`). No Redis: KVSTORE_URL stays unset, so the queue
  * subsystems are `disabled`, which nothing here depends on.
  */
-export const PG_ADMIN_URL = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-
 export interface AuthBench {
   databaseName: string;
   databaseUrl: string;
@@ -36,46 +32,29 @@ export interface AuthBench {
 }
 
 export async function createAuthBench(prefix: string): Promise<AuthBench> {
-  const databaseName = `${prefix}_${randomBytes(5).toString('hex')}`;
-  await adminQuery(`CREATE DATABASE ${databaseName}`);
-  const url = new URL(PG_ADMIN_URL);
-  url.pathname = `/${databaseName}`;
-  const databaseUrl = url.toString();
-  const dir = mkdtempSync(join(tmpdir(), `${prefix}-`));
-  const configPath = join(dir, 'service.yml');
-  const writeConfig = (config: Record<string, unknown>): void => writeFileSync(configPath, stringify(config));
-  writeConfig({ sandbox: { backend: 'in-process' } });
+  const database = await createTestDatabase(prefix);
+  const config = tempConfig(prefix, { sandbox: { backend: 'in-process' } });
   const environment = (variables: Record<string, string> = {}): ServiceEnvironment =>
     readEnvironment({
       PATH: process.env.PATH,
       PORT: '0',
       HOST: '127.0.0.1',
-      SERVICE_CONFIG: configPath,
-      SERVICE_DATA_DIR: dir,
-      DATABASE_URL: databaseUrl,
+      SERVICE_CONFIG: config.path,
+      SERVICE_DATA_DIR: config.dir,
+      DATABASE_URL: database.url,
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
       ...variables,
     });
-  await migrate(environment());
-  const db = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+  const db = new pg.Pool({ connectionString: database.url, max: 2 });
   return {
-    databaseName, databaseUrl, dir, configPath, db, writeConfig, environment,
+    databaseName: database.name, databaseUrl: database.url, dir: config.dir, configPath: config.path, db,
+    writeConfig: config.write, environment,
     async cleanup() {
       await db.end().catch(() => undefined);
-      await adminQuery(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`).catch(() => undefined);
-      rmSync(dir, { recursive: true, force: true });
+      await database.drop().catch(() => undefined);
+      config.remove();
     },
   };
-}
-
-export async function adminQuery(sql: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
-  await admin.connect();
-  try {
-    await admin.query(sql);
-  } finally {
-    await admin.end();
-  }
 }
 
 export interface BootOptions {
@@ -115,22 +94,6 @@ async function createServerWith(env: ServiceEnvironment, controllers: Type[]): P
   );
   app.useLogger(app.get(Logger));
   return app;
-}
-
-/** Polls `probe` until it returns something other than undefined, or throws after `timeoutMs`. */
-export async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  let last: unknown = null;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 export const bearer = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` });

@@ -1,28 +1,27 @@
-import { createHmac, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { createHmac } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { stringify } from 'yaml';
-import { migrate } from '../../../src/cli/migrate.command.js';
 import { type ServiceEnvironment, readEnvironment } from '../../../src/config/environment.js';
 import { DatabaseService } from '../../../src/database/database.service.js';
 import { PIPELINE_QUEUE } from '../../../src/runs/pipeline-request.js';
 import { createServer } from '../../../src/server.js';
 import { StoreConnectionService } from '../../../src/store/store-connection.service.js';
+import { eventually } from '../../support/eventually.js';
+import { createTestDatabase } from '../../support/test-database.js';
+import { REDIS_URL, deleteKeys, uniqueKeyPrefix } from '../../support/test-store.js';
+import { tempConfig } from '../../support/temp-config.js';
+
+export { eventually };
+export { PG_ADMIN_URL, adminQuery } from '../../support/test-database.js';
+export { REDIS_URL };
 
 /**
- * Webhook test support (test/support was not there when these tests were written): a fresh
- * migrated database on the machine's PostgreSQL, a unique store key prefix on the machine's Redis,
- * a temp `service.yml`, the real server (AppModule on Fastify via `createServer`), and cleanup
- * that deletes only this prefix's keys (the Redis is shared: never FLUSHALL/FLUSHDB).
+ * Webhook test support: a fresh migrated database, a unique store key prefix, a temp
+ * `service.yml` and the real server (AppModule on Fastify via `createServer`); the shared pieces
+ * live in test/support.
  */
-export const PG_ADMIN_URL = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-export const REDIS_URL = process.env.TEST_KVSTORE_URL ?? 'redis://127.0.0.1:6379/0';
-
 /** Webhook secrets every test server is started with (platform D keeps its secret per project). */
 export const SECRETS = {
   platformA: 'a-secret-for-hmac',
@@ -56,30 +55,23 @@ export interface BenchOptions {
 }
 
 export async function createWebhookBench(options: BenchOptions): Promise<WebhookBench> {
-  const id = randomBytes(5).toString('hex');
-  const databaseName = `webhooks_test_${id}`;
-  await adminQuery(`CREATE DATABASE ${databaseName}`);
-  const url = new URL(PG_ADMIN_URL);
-  url.pathname = `/${databaseName}`;
-  const databaseUrl = url.toString();
-  const keyPrefix = `test-webhooks-${id}:`;
-  const dir = mkdtempSync(join(tmpdir(), 'webhooks-test-'));
-  const configPath = join(dir, 'service.yml');
-  writeFileSync(configPath, stringify({
+  const database = await createTestDatabase('webhooks_test');
+  const keyPrefix = uniqueKeyPrefix('webhooks');
+  const config = tempConfig('webhooks-test', {
     queue: { key_prefix: keyPrefix, redis_retry_interval_seconds: 1 },
     pipelines: options.pipelines ?? {},
     // Bounded, so runs wait for the capacity leader's admission (see holdBackgroundLeases).
     capacity: { cpu: 64, memory: '256Gi' },
     sandbox: { backend: 'in-process', cpu: 1, memory: '1Gi' },
     projects: options.projects,
-  }));
+  });
   const variables = (overrides: Record<string, string> = {}): Record<string, string | undefined> => ({
     PATH: process.env.PATH,
     PORT: '0',
     HOST: '127.0.0.1',
-    SERVICE_CONFIG: configPath,
-    SERVICE_DATA_DIR: dir,
-    DATABASE_URL: databaseUrl,
+    SERVICE_CONFIG: config.path,
+    SERVICE_DATA_DIR: config.dir,
+    DATABASE_URL: database.url,
     KVSTORE_URL: REDIS_URL,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     PLATFORM_A_WEBHOOK_SECRET: SECRETS.platformA,
@@ -88,32 +80,21 @@ export async function createWebhookBench(options: BenchOptions): Promise<Webhook
     ...overrides,
   });
   const environment = (overrides?: Record<string, string>): ServiceEnvironment => readEnvironment(variables(overrides));
-  await migrate(environment());
 
   const redis = new Redis(REDIS_URL);
-  const db = new pg.Pool({ connectionString: databaseUrl, max: 3 });
+  const db = new pg.Pool({ connectionString: database.url, max: 3 });
   const queue = new Queue(PIPELINE_QUEUE, { connection: new Redis(REDIS_URL, { maxRetriesPerRequest: null }), prefix: `${keyPrefix}bull` });
   await holdBackgroundLeases(redis, keyPrefix);
-
-  const deletePrefixKeys = async (): Promise<number> => {
-    let deleted = 0;
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${keyPrefix}*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length > 0) deleted += await redis.del(...keys);
-    } while (cursor !== '0');
-    return deleted;
-  };
+  const deletePrefixKeys = (): Promise<number> => deleteKeys(redis, keyPrefix);
   return {
-    databaseName, databaseUrl, keyPrefix, configPath, redis, db, queue, environment, deletePrefixKeys,
+    databaseName: database.name, databaseUrl: database.url, keyPrefix, configPath: config.path, redis, db, queue, environment, deletePrefixKeys,
     async cleanup() {
       await queue.close().catch(() => undefined);
       await deletePrefixKeys().catch(() => undefined);
       redis.disconnect();
       await db.end().catch(() => undefined);
-      await adminQuery(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`).catch(() => undefined);
-      rmSync(dir, { recursive: true, force: true });
+      await database.drop().catch(() => undefined);
+      config.remove();
     },
   };
 }
@@ -130,16 +111,6 @@ async function holdBackgroundLeases(redis: Redis, keyPrefix: string): Promise<vo
   }
 }
 
-export async function adminQuery(sql: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
-  await admin.connect();
-  try {
-    await admin.query(sql);
-  } finally {
-    await admin.end();
-  }
-}
-
 /** The real server (not listening), once its database and store answer (or only the database, when `store: false`). */
 export async function bootServer(env: ServiceEnvironment, opts: { store?: boolean } = {}): Promise<NestFastifyApplication> {
   const app = await createServer(env);
@@ -153,22 +124,6 @@ export async function bootServer(env: ServiceEnvironment, opts: { store?: boolea
     return true;
   }, 20_000, 'database and store ready');
   return app;
-}
-
-/** Polls `probe` until it returns something other than undefined, or throws after `timeoutMs`. */
-export async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  let last: unknown = null;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 export function githubSignature(secret: string, body: string | Buffer): string {
