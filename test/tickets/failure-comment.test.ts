@@ -4,31 +4,28 @@ import { carriesRunMarker, runMarker, TicketCommentKind } from '../../src/ticket
 import { LifecycleTrigger } from '../../src/tickets/lifecycle.js';
 import type { RecordedRequest } from '../stand-ins/stand-in-server.js';
 import { ProjectionApp } from './support/projection-app.js';
-import { lifecycleLabels, trackerCases, type TrackerCase } from './support/tracker-cases.js';
-import { createTicketTestSetup, eventually, sleep, type TicketTestSetup } from './support/ticket-test-setup.js';
-import { CREDENTIALS, startTrackers, stopTrackers, trackerProjects, type Trackers } from './support/trackers.js';
+import { type ProjectionBench, startProjectionBench } from './support/projection-bench.js';
+import { lifecycleLabels, type TrackerCase } from './support/tracker-cases.js';
+import { eventually, sleep, type TicketTestSetup } from './support/ticket-test-setup.js';
+import { CREDENTIALS, type Trackers } from './support/trackers.js';
 
 /** The failure comment: exactly once per failed run, whatever is repeated, and never a secret. */
+let bench: ProjectionBench;
 let trackers: Trackers;
 let setup: TicketTestSetup;
 let app: ProjectionApp;
-let cases: TrackerCase[];
 
 beforeAll(async () => {
-  trackers = await startTrackers();
-  setup = await createTicketTestSetup(trackerProjects(trackers));
-  app = await ProjectionApp.boot(setup.env);
-  cases = trackerCases(trackers);
+  bench = await startProjectionBench();
+  ({ trackers, setup, app } = bench);
 });
 
 afterAll(async () => {
-  await app?.close();
-  await stopTrackers(trackers);
-  await setup?.cleanup();
+  await bench?.stop();
 });
 
 function caseOf(platform: Platform): TrackerCase {
-  return cases.find((c) => c.platform === platform) as TrackerCase;
+  return bench.caseOf(platform);
 }
 
 const commentPost = (suffix: string) => (r: RecordedRequest) => r.method === 'POST' && r.path.endsWith(suffix);

@@ -4,31 +4,28 @@ import { Platform } from '../../src/platforms/platform.js';
 import { LABEL_PROJECTION_EVENT_KIND } from '../../src/tickets/label-projection/projection-events.recorder.js';
 import type { RecordedRequest } from '../stand-ins/stand-in-server.js';
 import { ProjectionApp } from './support/projection-app.js';
-import { lifecycleLabels, trackerCases, type TrackerCase } from './support/tracker-cases.js';
-import { createTicketTestSetup, eventually, sleep, type TicketTestSetup } from './support/ticket-test-setup.js';
-import { CREDENTIALS, startTrackers, stopTrackers, trackerProjects, type Trackers } from './support/trackers.js';
+import { type ProjectionBench, startProjectionBench } from './support/projection-bench.js';
+import { lifecycleLabels, type TrackerCase } from './support/tracker-cases.js';
+import { eventually, sleep, type TicketTestSetup } from './support/ticket-test-setup.js';
+import { CREDENTIALS, type Trackers } from './support/trackers.js';
 
 /** Concurrent edits, a tracker that is down, rate limits and the label lock: the projection converges. */
+let bench: ProjectionBench;
 let trackers: Trackers;
 let setup: TicketTestSetup;
 let app: ProjectionApp;
-let cases: TrackerCase[];
 
 beforeAll(async () => {
-  trackers = await startTrackers();
-  setup = await createTicketTestSetup(trackerProjects(trackers));
-  app = await ProjectionApp.boot(setup.env);
-  cases = trackerCases(trackers);
+  bench = await startProjectionBench();
+  ({ trackers, setup, app } = bench);
 });
 
 afterAll(async () => {
-  await app?.close();
-  await stopTrackers(trackers);
-  await setup?.cleanup();
+  await bench?.stop();
 });
 
 function caseOf(platform: Platform): TrackerCase {
-  return cases.find((c) => c.platform === platform) as TrackerCase;
+  return bench.caseOf(platform);
 }
 
 const writeTo = (method: string, suffix: string) => (r: RecordedRequest) => r.method === method && r.path.endsWith(suffix);

@@ -3,32 +3,30 @@ import { TicketState } from '../../src/database/entities/ticket.entity.js';
 import { Platform } from '../../src/platforms/platform.js';
 import { carriesServiceMarker } from '../../src/platforms/service-marker.js';
 import { carriesRunMarker, TicketCommentKind } from '../../src/tickets/label-projection/failure-comment.js';
-import { ProjectionApp } from './support/projection-app.js';
-import { lifecycleLabels, trackerCases, type TrackerCase } from './support/tracker-cases.js';
-import { createTicketTestSetup, eventually, sleep, type TicketTestSetup } from './support/ticket-test-setup.js';
-import { startTrackers, stopTrackers, trackerProjects, type Trackers } from './support/trackers.js';
+import type { ProjectionApp } from './support/projection-app.js';
+import { type ProjectionBench, startProjectionBench } from './support/projection-bench.js';
+import { lifecycleLabels, type TrackerCase } from './support/tracker-cases.js';
+import { eventually, sleep, type TicketTestSetup } from './support/ticket-test-setup.js';
+import type { Trackers } from './support/trackers.js';
 
 /**
  * A whole ticket life on each of the four trackers, driven through the real lifecycle service
  * (claim → dequeue → succeed | fail) on the real database and store, projected onto the real
  * stand-in servers.
  */
+let bench: ProjectionBench;
 let trackers: Trackers;
 let setup: TicketTestSetup;
 let app: ProjectionApp;
 let cases: TrackerCase[];
 
 beforeAll(async () => {
-  trackers = await startTrackers();
-  setup = await createTicketTestSetup(trackerProjects(trackers));
-  app = await ProjectionApp.boot(setup.env);
-  cases = trackerCases(trackers);
+  bench = await startProjectionBench();
+  ({ trackers, setup, app, cases } = bench);
 });
 
 afterAll(async () => {
-  await app?.close();
-  await stopTrackers(trackers);
-  await setup?.cleanup();
+  await bench?.stop();
 });
 
 const FOREIGN = ['bug', 'customer-x'];
