@@ -13,3 +13,9 @@ const SERVICE_MARKER_PATTERN = /<!--\s*pipeline-service\s*-->/i;
 export function carriesServiceMarker(text: string): boolean {
   return SERVICE_MARKER_PATTERN.test(text);
 }
+
+/** Prefix of the service's own lifecycle labels: never a trigger, and the only labels transitions change. */
+export const SERVICE_LABEL_PREFIX = 'service:';
+
+/** The lifecycle labels of the spec (`service:pending` … `service:failed`). */
+export const LIFECYCLE_LABELS: readonly string[] = ['pending', 'enqueued', 'in-progress', 'done', 'failed'].map((s) => `${SERVICE_LABEL_PREFIX}${s}`);

@@ -1,5 +1,6 @@
 import type { TriggerConfig } from '../config/service-config.js';
 import type { Platform } from './platform.js';
+import { LIFECYCLE_LABELS, SERVICE_LABEL_PREFIX } from './service-marker.js';
 
 /**
  * What the lifecycle state machine needs from a ticket tracker, implemented once per platform
@@ -14,17 +15,6 @@ import type { Platform } from './platform.js';
  * outside `service:` are never touched.
  */
 
-/** Prefix of the service's own lifecycle labels; nothing else is ever changed by a transition. */
-export const LIFECYCLE_LABEL_PREFIX = 'service:';
-
-/** The lifecycle labels of the spec. Used to clear stale ones on trackers without a conditional. */
-export const KNOWN_LIFECYCLE_LABELS: readonly string[] = [
-  'service:pending',
-  'service:enqueued',
-  'service:in-progress',
-  'service:done',
-  'service:failed',
-];
 
 export interface TicketSnapshot {
   /** Platform ticket id: GitHub issue number, GitLab iid, ADO work item id, Jira key. */
@@ -92,12 +82,12 @@ export class TrackerError extends Error {
 }
 
 export function isLifecycleLabel(label: string): boolean {
-  return label.startsWith(LIFECYCLE_LABEL_PREFIX);
+  return label.startsWith(SERVICE_LABEL_PREFIX);
 }
 
 /** Guards against ever writing a foreign label through the lifecycle path. */
 export function assertLifecycleLabel(platform: Platform, next: string | null): void {
-  if (next !== null && (!isLifecycleLabel(next) || next.length === LIFECYCLE_LABEL_PREFIX.length)) {
+  if (next !== null && (!isLifecycleLabel(next) || next.length === SERVICE_LABEL_PREFIX.length)) {
     throw new TrackerError(`not a lifecycle label: ${JSON.stringify(next)}`, platform, null, false);
   }
 }
@@ -110,7 +100,7 @@ export function withLifecycleLabel(labels: readonly string[], next: string | nul
 
 /** Lifecycle labels to remove on add/remove trackers: those read plus every known one, minus next. */
 export function lifecycleLabelsToRemove(read: readonly string[], next: string | null): string[] {
-  const all = new Set([...read.filter(isLifecycleLabel), ...KNOWN_LIFECYCLE_LABELS]);
+  const all = new Set([...read.filter(isLifecycleLabel), ...LIFECYCLE_LABELS]);
   if (next !== null) all.delete(next);
   return [...all];
 }

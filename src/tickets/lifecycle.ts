@@ -1,4 +1,5 @@
 import { TicketState } from '../database/entities/ticket.entity.js';
+import { SERVICE_LABEL_PREFIX } from '../platforms/service-marker.js';
 
 /** Why a transition happens (spec: "Ticket lifecycle" transition table). */
 export const LifecycleTrigger = {
@@ -28,7 +29,6 @@ export function canTransition(trigger: LifecycleTrigger, from: TicketState): boo
 }
 
 /** The tracker label mirroring a state (spec: label / tag column). */
-export const LIFECYCLE_LABEL_PREFIX = 'service:';
 export function lifecycleLabel(state: TicketState): string {
-  return `${LIFECYCLE_LABEL_PREFIX}${state === TicketState.InProgress ? 'in-progress' : state}`;
+  return `${SERVICE_LABEL_PREFIX}${state === TicketState.InProgress ? 'in-progress' : state}`;
 }

@@ -2,7 +2,7 @@ import { BUILT_IN_PIPELINES } from '../common/pipeline-name.js';
 import type { ProjectConfig, ServiceConfig, TriggerConfig } from '../config/service-config.js';
 import type { TicketChange, TicketEvent } from '../platforms/inbound-event.js';
 import { Platform } from '../platforms/platform.js';
-import { carriesServiceMarker } from '../platforms/service-marker.js';
+import { SERVICE_LABEL_PREFIX, carriesServiceMarker } from '../platforms/service-marker.js';
 
 /** Claim-result rejection reasons (spec, "Claim result"). */
 export const RejectReason = {
@@ -20,8 +20,6 @@ export type TriggerDecision =
   /** Claim the ticket and queue `pipeline`. */
   | { verdict: 'claim'; pipeline: string };
 
-/** Prefix of the service's own lifecycle labels; such a label never triggers anything. */
-export const SERVICE_LABEL_PREFIX = 'service:';
 
 /**
  * The spec's processing step 3 plus the claim's pre-checks, without I/O. Rules (contract):
