@@ -49,6 +49,10 @@ export function readEnvironment(env: Readonly<Record<string, string | undefined>
     if (value !== null) auth[field] = value;
   }
   const port = Number.parseInt(env.PORT ?? '', 10);
+  // Contract: PLATFORM_B_WEBHOOK_TOKEN is also read as PLATFORM_B_WEBHOOK_SECRET, including where
+  // the bootstrap file references it as `${PLATFORM_B_WEBHOOK_TOKEN}` (the contract's example).
+  const platformB = nonEmpty(env.PLATFORM_B_WEBHOOK_TOKEN) ?? nonEmpty(env.PLATFORM_B_WEBHOOK_SECRET);
+  const variables = platformB === null ? { ...env } : { ...env, PLATFORM_B_WEBHOOK_TOKEN: platformB };
   return {
     port: Number.isInteger(port) && port >= 0 && port < 65536 ? port : DEFAULT_PORT,
     host: nonEmpty(env.HOST) ?? '0.0.0.0',
@@ -61,10 +65,10 @@ export function readEnvironment(env: Readonly<Record<string, string | undefined>
     auth,
     webhookSecrets: {
       platform_a_secret: nonEmpty(env.PLATFORM_A_WEBHOOK_SECRET),
-      platform_b_secret: nonEmpty(env.PLATFORM_B_WEBHOOK_TOKEN) ?? nonEmpty(env.PLATFORM_B_WEBHOOK_SECRET),
+      platform_b_secret: platformB,
       platform_c_secret: nonEmpty(env.PLATFORM_C_WEBHOOK_SECRET),
       platform_d_secret: nonEmpty(env.PLATFORM_D_WEBHOOK_SECRET),
     },
-    variables: { ...env },
+    variables,
   };
 }

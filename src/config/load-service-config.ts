@@ -49,10 +49,12 @@ export function loadServiceConfig(env: ServiceEnvironment, configPath = env.conf
 export function buildConfig(raw: unknown, env: ServiceEnvironment, findings: Finding[]): ServiceConfig {
   const config = defaultServiceConfig();
   const bootstrap = new ConfigReader(findings, {}, env.variables);
-  const root = bootstrap.block(raw, { path: '' }, ROOT_KEYS);
-  if (raw !== null && raw !== undefined && !isPlainObject(raw)) {
+  // A non-mapping root gets this one finding (not also the generic block finding, which has no path to name).
+  const rootIsMapping = raw === null || raw === undefined || isPlainObject(raw);
+  if (!rootIsMapping) {
     findings.push(finding(FindingSubsystem.Configuration, 'blocking', 'the bootstrap file must be a mapping at its top level; it was ignored'));
   }
+  const root = bootstrap.block(rootIsMapping ? raw : {}, { path: '' }, ROOT_KEYS);
   // secrets: resolve against the environment only; everything else sees them first.
   config.secrets = bootstrap.stringMap(root.secrets, { path: 'secrets' });
   const r = new ConfigReader(findings, config.secrets, env.variables);

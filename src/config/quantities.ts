@@ -11,7 +11,9 @@ export function parseMemory(value: unknown): number | null {
   const match = /^\s*(\d+(?:\.\d+)?)\s*([kKMGT]i?|)\s*$/.exec(value);
   if (!match) return null;
   const unit = MEMORY_UNITS[match[2]];
-  return unit === undefined ? null : Math.round(Number(match[1]) * unit);
+  if (unit === undefined) return null;
+  const bytes = Math.round(Number(match[1]) * unit);
+  return bytes > 0 ? bytes : null;
 }
 
 /** "500m" → 0.5 cores; a bare number is cores. null when unparseable. */

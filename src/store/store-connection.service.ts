@@ -41,11 +41,13 @@ export class StoreConnectionService implements OnApplicationShutdown {
       return;
     }
     this.displayUrl = redactUrl(env.kvstoreUrl);
-    this.client = createStoreClient(env.kvstoreUrl);
+    const everyMs = config.config.queue.redis_retry_interval_seconds * 1000;
+    // Reconnect at least as often as the subsystem is re-checked, so a store that comes back is
+    // reported up within one retry interval even after a long outage.
+    this.client = createStoreClient(env.kvstoreUrl, everyMs);
     this.client.on('ready', () => void this.check());
     this.client.on('end', () => this.setConnected(false, 'connection closed'));
     subsystems.set(BackgroundSubsystem.Redis, 'degraded', `connecting to ${this.displayUrl}`);
-    const everyMs = config.config.queue.redis_retry_interval_seconds * 1000;
     this.timer = setInterval(() => void this.check(), everyMs);
     this.timer.unref();
   }
@@ -72,8 +74,11 @@ export class StoreConnectionService implements OnApplicationShutdown {
   /** Pings the store (bounded by a timeout) and updates the `redis` subsystem. */
   async check(timeoutMs = 2000): Promise<boolean> {
     if (!this.client) return false;
+    const client = this.client;
     try {
-      await withTimeout(this.client.ping(), timeoutMs, 'PING timed out');
+      // While a connection attempt is in flight a PING fails at once (no offline queue): at startup
+      // that reported a reachable store as unreachable. Let the attempt settle first.
+      await withTimeout(attemptSettled(client).then(() => client.ping()), timeoutMs, 'PING timed out');
       this.setConnected(true, `connected to ${this.displayUrl}`);
       return true;
     } catch (error) {
@@ -97,17 +102,30 @@ export class StoreConnectionService implements OnApplicationShutdown {
   }
 }
 
+/** Resolves once the client is not in the middle of a connection attempt (ready, or it failed). */
+function attemptSettled(client: Redis): Promise<void> {
+  if (client.status !== 'connecting' && client.status !== 'connect') return Promise.resolve();
+  return new Promise<void>((done) => {
+    const settle = () => {
+      for (const event of ['ready', 'error', 'close', 'end'] as const) client.off(event, settle);
+      done();
+    };
+    for (const event of ['ready', 'error', 'close', 'end'] as const) client.once(event, settle);
+  });
+}
+
 /**
  * A store client that fails fast while disconnected and reconnects forever. Connection errors
  * are not logged per retry: the `redis` subsystem reports the state, once per change.
  */
-export function createStoreClient(url: string): Redis {
+export function createStoreClient(url: string, maxReconnectDelayMs = 5000): Redis {
+  const maxDelay = Math.min(5000, maxReconnectDelayMs);
   const client = new Redis(url, {
     lazyConnect: false,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     connectTimeout: 5000,
-    retryStrategy: (attempt) => Math.min(250 * attempt, 5000),
+    retryStrategy: (attempt) => Math.min(250 * attempt, maxDelay),
     // Commands issued in the same tick share one write: under load, far fewer syscalls.
     enableAutoPipelining: true,
   });

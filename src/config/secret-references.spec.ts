@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { hasReference, resolveReferences } from './secret-references.js';
+
+describe('resolveReferences', () => {
+  it('resolves against secrets first, then the environment', () => {
+    expect(resolveReferences('${A}', { A: 'secret' }, { A: 'env' })).toEqual({ value: 'secret' });
+    expect(resolveReferences('${A}', {}, { A: 'env' })).toEqual({ value: 'env' });
+  });
+
+  it('resolves several references inside one string', () => {
+    expect(resolveReferences('${USER}:${TOKEN}@x', { USER: 'bot' }, { TOKEN: 't' })).toEqual({ value: 'bot:t@x' });
+  });
+
+  it('names every reference that resolves to nothing', () => {
+    expect(resolveReferences('${A}-${B}-${C}', {}, { B: 'b', C: '' })).toEqual({ unresolved: ['A', 'C'] });
+  });
+
+  it('leaves text without references alone', () => {
+    expect(resolveReferences('plain $HOME {x}', {}, {})).toEqual({ value: 'plain $HOME {x}' });
+    expect(hasReference('plain')).toBe(false);
+    expect(hasReference('a ${B}')).toBe(true);
+    expect(hasReference('a ${B}')).toBe(true); // the global regex keeps no state between calls
+  });
+});

@@ -1,0 +1,118 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { eventually } from '../support/eventually.js';
+import { type TestDatabase, createTestDatabase } from '../support/test-database.js';
+import { deleteKeys, uniqueKeyPrefix } from '../support/test-store.js';
+import { type FindingsBody, type HealthBody, subsystemState } from './support/bodies.js';
+import { type ServerProcess, freePort, getJson, startServer, tempDir } from './support/server-process.js';
+
+/** The built server pointed at a database and a store that do not answer. */
+const dir = tempDir('e2e-unreachable');
+const servers: ServerProcess[] = [];
+let database: TestDatabase | null = null;
+let redisServer: ChildProcess | null = null;
+
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.stop()));
+  if (redisServer && redisServer.exitCode === null) {
+    const gone = new Promise((done) => redisServer?.once('exit', done));
+    redisServer.kill('SIGKILL');
+    await gone;
+  }
+  await database?.drop();
+  dir.remove();
+});
+
+async function checksDone(server: ServerProcess): Promise<HealthBody> {
+  return eventually(async () => {
+    const { body } = await getJson<HealthBody>(`${server.baseUrl}/health`, 1000);
+    return body.preflight.status === 'pending' ? undefined : body;
+  }, 30_000, 'the startup checks');
+}
+
+describe('DATABASE_URL to a closed port', () => {
+  it('gives a blocking database finding with field DATABASE_URL, and the server keeps serving', async () => {
+    const port = await freePort();
+    const config = join(dir.dir, 'db.yml');
+    writeFileSync(config, stringify({}));
+    const server = await startServer({
+      SERVICE_CONFIG: config, SERVICE_DATA_DIR: dir.dir, DATABASE_URL: `postgres://svc:hunter2@127.0.0.1:${port}/nothing`,
+    });
+    servers.push(server);
+    const health = await checksDone(server);
+    expect(health.preflight.status).toBe('fail');
+    expect(health.preflight.failures.find((f) => f.name === 'database')?.fix_hint).toContain('DATABASE_URL');
+
+    const { status, body } = await getJson<FindingsBody>(`${server.baseUrl}/api/config/findings`);
+    expect(status).toBe(200);
+    const db = body.findings.filter((f) => f.subsystem === 'database');
+    expect(db).toHaveLength(1);
+    expect(db[0]).toMatchObject({ severity: 'blocking', field: 'DATABASE_URL', project: null, trigger: null });
+    expect(db[0]?.reason).toContain(`127.0.0.1:${port}`);
+    expect(JSON.stringify(body)).not.toContain('hunter2');
+
+    // Still serving: health answers again, and a route that needs the database says 503 instead of crashing.
+    expect((await getJson<HealthBody>(`${server.baseUrl}/health`)).status).toBe(200);
+    expect(server.child.exitCode).toBeNull();
+    expect(server.output()).not.toContain('hunter2');
+  });
+});
+
+describe('KVSTORE_URL to a closed port, then the store comes up', () => {
+  it('redis degraded with a blocking finding, then up within the retry interval once Redis answers', async () => {
+    database = await createTestDatabase('e2e_unreachable_store');
+    const port = await freePort();
+    const keyPrefix = uniqueKeyPrefix('e2e-store');
+    const config = join(dir.dir, 'store.yml');
+    const retrySeconds = 2;
+    writeFileSync(config, stringify({ queue: { redis_retry_interval_seconds: retrySeconds, key_prefix: keyPrefix } }));
+    const server = await startServer({
+      SERVICE_CONFIG: config, SERVICE_DATA_DIR: dir.dir, DATABASE_URL: database.url, KVSTORE_URL: `redis://127.0.0.1:${port}/0`,
+    });
+    servers.push(server);
+
+    const health = await checksDone(server);
+    expect(subsystemState(health, 'redis')).toBe('degraded');
+    expect(health.status).toBe('degraded');
+    const before = (await getJson<FindingsBody>(`${server.baseUrl}/api/config/findings`)).body;
+    const redisFinding = before.findings.filter((f) => f.subsystem === 'redis');
+    expect(redisFinding).toHaveLength(1);
+    expect(redisFinding[0]).toMatchObject({ severity: 'blocking', field: 'KVSTORE_URL' });
+    expect(redisFinding[0]?.reason).toContain(String(port));
+
+    // The store stays away a while (the client has been retrying), then comes up on that port.
+    await new Promise((done) => setTimeout(done, 5000));
+    expect(subsystemState((await getJson<HealthBody>(`${server.baseUrl}/health`)).body, 'redis')).toBe('degraded');
+    redisServer = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], {
+      stdio: 'ignore',
+    });
+    const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => 50 });
+    probe.on('error', () => undefined);
+    await eventually(async () => ((await probe.ping()) === 'PONG' ? true : undefined), 10_000, 'redis-server to answer');
+    const answeredAt = Date.now();
+
+    const up = await eventually(async () => {
+      const { body } = await getJson<HealthBody>(`${server.baseUrl}/health`, 1000);
+      return subsystemState(body, 'redis') === 'up' ? body : undefined;
+    }, 15_000, 'the redis subsystem to turn up');
+    const tookMs = Date.now() - answeredAt;
+    expect(tookMs, `redis turned up ${tookMs} ms after the store answered`).toBeLessThanOrEqual(retrySeconds * 1000 + 1000);
+    expect(up.subsystems.find((s) => s.name === 'redis')?.reason).toContain(String(port));
+
+    // The blocking finding clears by itself.
+    const after = await eventually(async () => {
+      const { body } = await getJson<FindingsBody>(`${server.baseUrl}/api/config/findings`);
+      return body.findings.some((f) => f.subsystem === 'redis') ? undefined : body;
+    }, 10_000, 'the redis finding to clear');
+    expect(after.blocking).toBe(0);
+    expect(server.output()).toMatch(/redis: degraded → up/);
+
+    await deleteKeys(probe, keyPrefix);
+    probe.disconnect();
+    await server.stop();
+  });
+});
