@@ -1,5 +1,6 @@
 // npm run bench:queue — claim-to-InProgress latency (p50/p99) and runs started per second with
-// capacity free, for a command pipeline that exits at once (`true`). Boots the built server
+// capacity free, for a command pipeline that exits at once (`true`), beside a baseline measured
+// in the same run: a bare BullMQ queue and worker (same concurrency) whose job runs `true`. Boots the built server
 // (dist/, built first when missing or older than src/runs) in-process against real PostgreSQL
 // and Redis: DATABASE_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres) and
 // KVSTORE_URL (default redis://127.0.0.1:6379/0). Uses a fresh database and its own key prefix,
@@ -39,6 +40,8 @@ const { SubsystemsService } = await import(join(ROOT, 'dist/store/subsystems.ser
 const id = randomBytes(4).toString('hex');
 const dbName = `bench_queue_${id}`;
 const keyPrefix = `bench-queue-${id}:`;
+// The baseline first: it creates nothing but keys under this prefix, removed at the end.
+const base = await baseline();
 const dir = mkdtempSync(join(tmpdir(), 'bench-queue-'));
 const admin = new pg.Client({ connectionString: ADMIN_URL });
 await admin.connect();
@@ -85,6 +88,37 @@ function inProgress(runId) {
 }
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
+/** The same two measurements against a bare BullMQ queue and worker: what the queue alone costs. */
+async function baseline() {
+  const { Queue, Worker } = await import('bullmq');
+  const { execFile } = await import('node:child_process');
+  const connection = () => new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+  const prefix = `${keyPrefix}baseline`;
+  const queue = new Queue('baseline', { connection: connection(), prefix });
+  const begun = new Map();
+  const wake = new Map();
+  const worker = new Worker('baseline', async (job) => {
+    begun.set(job.id, performance.now());
+    wake.get(job.id)?.();
+    await new Promise((resolve, reject) => execFile('/bin/sh', ['-c', 'true'], (error) => (error ? reject(error) : resolve())));
+  }, { connection: connection(), prefix, concurrency: PARALLEL });
+  let n = 0;
+  const add = async () => { const job = await queue.add('job', { n: ++n }, { jobId: `job-${n}`, removeOnComplete: true }); return job.id; };
+  const begin = (jobId) => (begun.has(jobId) ? Promise.resolve() : new Promise((resolve) => wake.set(jobId, resolve)));
+  for (let i = 0; i < 20; i++) await begin(await add());
+  const lat = [];
+  for (let i = 0; i < LATENCY_RUNS; i++) { const at = performance.now(); const jobId = await add(); await begin(jobId); lat.push(begun.get(jobId) - at); }
+  lat.sort((a, b) => a - b);
+  const t = performance.now();
+  const ids = [];
+  for (let i = 0; i < THROUGHPUT_RUNS; i++) ids.push(await add());
+  await Promise.all(ids.map(begin));
+  const secs = (Math.max(...ids.map((jobId) => begun.get(jobId))) - t) / 1000;
+  await worker.close();
+  await queue.close();
+  return { lat, perSecond: THROUGHPUT_RUNS / secs };
+}
+
 // Warm-up.
 for (let i = 0; i < 20; i++) { const c = await claimOne(); await inProgress(c.runId); }
 
@@ -105,8 +139,12 @@ await Promise.all(pending.map(inProgress));
 const seconds = (Math.max(...pending.map((r) => started.get(r))) - t0) / 1000;
 
 console.log(`queue bench: command pipeline \`true\`, ${BOUNDED ? 'capacity block with room to spare' : 'capacity unbounded'}, max_parallel_runs ${PARALLEL}, 1 sandbox per run`);
-console.log(`claim → InProgress latency over ${LATENCY_RUNS} sequential claims: p50 ${pct(latencies, 50).toFixed(1)} ms, p99 ${pct(latencies, 99).toFixed(1)} ms, max ${latencies.at(-1).toFixed(1)} ms`);
-console.log(`runs started per second over ${THROUGHPUT_RUNS} claims: ${(THROUGHPUT_RUNS / seconds).toFixed(1)}/s (${seconds.toFixed(2)} s)`);
+console.log(`| series                                   | p50 start latency | p99 start latency | started per second |`);
+console.log(`| ---------------------------------------- | ----------------- | ----------------- | ------------------ |`);
+const row = (name, lat, perSecond) => console.log(`| ${name.padEnd(40)} | ${`${pct(lat, 50).toFixed(1)} ms`.padEnd(17)} | ${`${pct(lat, 99).toFixed(1)} ms`.padEnd(17)} | ${`${perSecond.toFixed(1)}/s`.padEnd(18)} |`);
+row('pipeline-service: claim → InProgress', latencies, THROUGHPUT_RUNS / seconds);
+row('baseline: bare BullMQ add → job start', base.lat.sort((a, b) => a - b), base.perSecond);
+console.log(`(${LATENCY_RUNS} sequential claims for latency; ${THROUGHPUT_RUNS} claims as fast as accepted for the rate)`);
 
 await new Promise((r) => setTimeout(r, 500));
 await app.close();
