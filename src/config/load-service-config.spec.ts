@@ -585,3 +585,15 @@ describe('projects', () => {
     expect(only(findings, 'projects.shop.platform_a_trigger.default_pipeline').reason).toContain('broken');
   });
 });
+
+describe('webhook secrets: an empty file key never switches verification off', () => {
+  it('keeps the environment variable when the file key is empty or unresolved', () => {
+    const env = readEnvironment({ PLATFORM_A_WEBHOOK_SECRET: 'from-env', PLATFORM_C_WEBHOOK_SECRET: 'c-env' });
+    const findings: Finding[] = [];
+    const config = buildConfig({ webhooks: { platform_a_secret: null, platform_c_secret: '${NOT_SET_ANYWHERE}' } }, env, findings);
+    expect(config.webhooks.platform_a_secret).toBe('from-env');
+    expect(config.webhooks.platform_c_secret).toBe('c-env');
+    const withFile = buildConfig({ webhooks: { platform_a_secret: 'from-file' } }, env, []);
+    expect(withFile.webhooks.platform_a_secret).toBe('from-file');
+  });
+});

@@ -108,7 +108,9 @@ function readWebhooks(r: ConfigReader, raw: unknown, env: ServiceEnvironment): S
   const b = r.block(raw, { path: 'webhooks' }, keys);
   const out = { ...env.webhookSecrets };
   for (const key of keys) {
-    if (b[key] !== undefined) out[key] = r.string(b[key], { path: `webhooks.${key}` }, { secret: true });
+    // An empty key, or a reference that resolves to nothing, never switches verification off
+    // when the platform's PLATFORM_*_WEBHOOK_* variable holds a secret: the variable stands.
+    if (b[key] !== undefined) out[key] = r.string(b[key], { path: `webhooks.${key}` }, { secret: true }) ?? out[key];
   }
   return out;
 }
