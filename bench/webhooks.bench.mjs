@@ -237,7 +237,8 @@ try {
   const nodeOptions = PROFILE_DIR
     ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, '--import', 'data:text/javascript,process.stdin.resume();process.stdin.on("end",()=>process.exit(0))']
     : [];
-  const service = start([...nodeOptions, 'dist/main.js'], { ...serviceEnv, PORT: String(servicePort) }, 'service.log');
+  // The server exactly as `npm start` runs it.
+  const service = start([...nodeOptions, '--max-semi-space-size=4', 'dist/main.js'], { ...serviceEnv, PORT: String(servicePort) }, 'service.log');
   const serviceUrl = `http://127.0.0.1:${servicePort}`;
   await waitForHttp(`${serviceUrl}/health`, service, 'dist/main.js');
   // Wait until the store is up (a claim before that answers 503).
