@@ -4,36 +4,9 @@ import { type ServiceEnvironment, readEnvironment } from '../../../src/config/en
 import { createServer } from '../../../src/server.js';
 import { eventually } from '../../support/eventually.js';
 
-/** Shapes of the spec's "Health response" and "Findings response", as the tests read them. */
-export interface HealthBody {
-  status: string;
-  timestamp: string;
-  preflight: {
-    status: string;
-    completed_at_utc: string | null;
-    passed: number;
-    failed: number;
-    skipped: number;
-    failures: { name: string; message: string; fix_hint: string }[];
-  };
-  subsystems: { name: string; state: string; reason: string; last_changed_utc: string }[];
-}
+import type { FindingBody, FindingsBody, HealthBody } from '../../support/response-bodies.js';
 
-export interface FindingBody {
-  subsystem: string;
-  severity: string;
-  reason: string;
-  project: string | null;
-  trigger: string | null;
-  field: string | null;
-}
-
-export interface FindingsBody {
-  degraded: boolean;
-  blocking: number;
-  advisory: number;
-  findings: FindingBody[];
-}
+export type { FindingBody, FindingsBody, HealthBody };
 
 export const SUBSYSTEM_NAMES = ['capacity_queue', 'housekeeping', 'poller', 'queue_consumer', 'redis'];
 
