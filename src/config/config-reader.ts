@@ -7,6 +7,15 @@ export function isPlainObject(value: unknown): value is Plain {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/**
+ * An empty map for operator-chosen keys (projects, pipelines, secrets, labels): without a
+ * prototype, so a key named `__proto__` is stored like any other instead of vanishing, and a
+ * lookup of `constructor` or `toString` finds nothing.
+ */
+export function emptyMap<T>(): Record<string, T> {
+  return Object.create(null) as Record<string, T>;
+}
+
 /** Where a value sits, so each finding names its project, trigger and field. */
 export interface Location {
   project?: string;
@@ -83,7 +92,8 @@ export class ConfigReader {
 
   integer(value: unknown, where: Location, fallback: number, min = 0): number {
     if (value === undefined || value === null) return fallback;
-    const n = typeof value === 'string' ? Number(value) : value;
+    // A string counts only when it spells a decimal integer ("30"), not "0x1e", "1e3" or "".
+    const n = typeof value === 'string' ? (/^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN) : value;
     if (typeof n === 'number' && Number.isInteger(n) && n >= min) return n;
     this.problem(where, `${where.path} must be an integer ≥ ${min}; using ${fallback}`);
     return fallback;
@@ -110,7 +120,7 @@ export class ConfigReader {
       this.problem(where, `${where.path} must be a mapping of names to strings`);
       return {};
     }
-    const out: Record<string, string> = {};
+    const out = emptyMap<string>();
     for (const [key, item] of Object.entries(value)) {
       const s = this.string(item, this.at(where, key));
       if (s !== null) out[key] = s;
@@ -124,7 +134,7 @@ export class ConfigReader {
       this.problem(where, `${where.path} must be a mapping of names to lists`);
       return {};
     }
-    const out: Record<string, string[]> = {};
+    const out = emptyMap<string[]>();
     for (const [key, item] of Object.entries(value)) out[key] = this.stringList(item, this.at(where, key));
     return out;
   }

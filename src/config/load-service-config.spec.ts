@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import { tempConfig } from '../../test/support/temp-config.js';
 import type { Finding } from '../findings/finding.js';
 import { readEnvironment } from './environment.js';
@@ -324,6 +325,61 @@ describe('bad types', () => {
     expect(findings).toEqual([]);
     expect(config.queue.max_parallel_runs).toBe(8);
     expect(config.projects.shop?.pr_commands).toEqual({ enabled: true, require_member: false, allowed_pipelines: null });
+  });
+});
+
+describe('integers', () => {
+  it.each(['0x10', '1e2', '', '  ', '3.0.1', '-4'])('the string %j is not an integer: finding, default stands', (text) => {
+    const { config, findings } = build({ queue: { redis_retry_interval_seconds: text } });
+    expect(config.queue.redis_retry_interval_seconds).toBe(DEFAULT_QUEUE.redis_retry_interval_seconds);
+    expect(only(findings, 'queue.redis_retry_interval_seconds')).toMatchObject({ severity: 'blocking', project: null, trigger: null });
+  });
+
+  it('a decimal string with spaces around it is read', () => {
+    const { config, findings } = build({ queue: { redis_retry_interval_seconds: ' 45 ' } });
+    expect(findings).toEqual([]);
+    expect(config.queue.redis_retry_interval_seconds).toBe(45);
+  });
+});
+
+describe('names that collide with JavaScript object members', () => {
+  it('a project, pipeline, secret or label named __proto__ or constructor is kept like any other', () => {
+    // Parsed from YAML, as a real file is: a JavaScript literal `{ __proto__: … }` would set a prototype instead.
+    const { config, findings } = build(parseYaml(`
+secrets: { __proto__: p-secret, constructor: c-secret }
+pipelines: { __proto__: { commands: ["true"] } }
+projects:
+  __proto__:
+    tracker: platform-a
+    repos: [{ name: shop-web, platform: platform-a, url: "https://github.com/acme/shop-web", auth_secret: "\${__proto__}" }]
+  constructor:
+    tracker: platform-b
+    platform_b_trigger: { pipeline_from_label: { __proto__: __proto__ } }
+`));
+    expect(findings).toEqual([]);
+    expect(Object.keys(config.projects).sort()).toEqual(['__proto__', 'constructor']);
+    expect(Object.keys(config.pipelines)).toEqual(['__proto__']);
+    expect(Object.keys(config.secrets).sort()).toEqual(['__proto__', 'constructor']);
+    expect(Object.values(config.projects).map((p) => p.tracker).sort()).toEqual(['platform-a', 'platform-b']);
+    expect(Object.values(config.projects).find((p) => p.name === '__proto__')?.repos[0]?.auth_secret).toBe('p-secret');
+    const constructorProject = Object.values(config.projects).find((p) => p.name === 'constructor');
+    expect(Object.entries(constructorProject?.triggers['platform-b']?.pipeline_from_label ?? {})).toEqual([['__proto__', '__proto__']]);
+  });
+
+  it('looking up an unconfigured name such as toString finds nothing', () => {
+    const { config } = build({ projects: { shop: { tracker: 'platform-a' } } });
+    // As a webhook or the CLI would look one up: by a name that came from outside.
+    const lookup = (map: Record<string, unknown>, name: string): unknown => map[name];
+    expect(lookup(config.projects, 'toString')).toBeUndefined();
+    expect(lookup(config.projects, 'constructor')).toBeUndefined();
+    expect(lookup(config.pipelines, 'hasOwnProperty')).toBeUndefined();
+    expect(lookup(config.projects, 'shop')).toBeDefined();
+  });
+
+  it('a ${toString} reference is unresolved, not Object.prototype.toString', () => {
+    const { config, findings } = build({ projects: { shop: { tracker: 'platform-a', repos: [{ ...GOOD_REPO, auth_secret: '${toString}' }] } } });
+    expect(config.projects.shop?.repos[0]?.auth_secret).toBeNull();
+    expect(only(findings, 'projects.shop.repos[0].auth_secret')).toMatchObject({ severity: 'blocking', project: 'shop' });
   });
 });
 

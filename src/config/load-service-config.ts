@@ -3,12 +3,12 @@ import { isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { BUILT_IN_PIPELINES } from '../common/pipeline-name.js';
 import { type Finding, FindingSubsystem, finding } from '../findings/finding.js';
-import { ConfigReader, type Location, isPlainObject } from './config-reader.js';
+import { ConfigReader, type Location, emptyMap, isPlainObject } from './config-reader.js';
 import { AUTH_ENV_VARIABLES, type AuthEnvField, type ServiceEnvironment } from './environment.js';
 import { readProject } from './project-config.reader.js';
 import { parseCpu, parseMemory } from './quantities.js';
 import {
-  type AuthConfig, type CapacityConfig, type CommandPipelineConfig, DEFAULT_AUTH_CLAIMS, DEFAULT_QUEUE, DEFAULT_SANDBOX,
+  type AuthConfig, type CapacityConfig, type CommandPipelineConfig, type ProjectConfig, DEFAULT_AUTH_CLAIMS, DEFAULT_QUEUE, DEFAULT_SANDBOX,
   type QueueConfig, SandboxBackendKind, type SandboxConfig, type ServiceConfig, defaultServiceConfig,
 } from './service-config.js';
 
@@ -66,6 +66,7 @@ export function buildConfig(raw: unknown, env: ServiceEnvironment, findings: Fin
   config.capacity = readCapacity(r, root.capacity);
   config.sandbox = readSandbox(r, root.sandbox);
   config.observation_retention_days = r.integer(root.observation_retention_days, { path: 'observation_retention_days' }, 90, 1);
+  config.projects = emptyMap<ProjectConfig>();
   const projects = r.block(root.projects, { path: 'projects' }, Object.keys(isPlainObject(root.projects) ? root.projects : {}));
   for (const [name, value] of Object.entries(projects)) {
     const project = readProject(r, name, value);
@@ -129,7 +130,7 @@ function readQueue(r: ConfigReader, raw: unknown): QueueConfig {
 function readPipelines(r: ConfigReader, raw: unknown): Record<string, CommandPipelineConfig> {
   const where: Location = { path: 'pipelines' };
   const b = r.block(raw, where, Object.keys(isPlainObject(raw) ? raw : {}));
-  const out: Record<string, CommandPipelineConfig> = {};
+  const out = emptyMap<CommandPipelineConfig>();
   for (const [name, value] of Object.entries(b)) {
     const at = r.at(where, name);
     if (BUILT_IN_PIPELINES.includes(name)) {

@@ -21,4 +21,12 @@ describe('resolveReferences', () => {
     expect(hasReference('a ${B}')).toBe(true);
     expect(hasReference('a ${B}')).toBe(true); // the global regex keeps no state between calls
   });
+
+  it('never resolves a name to a member of Object.prototype', () => {
+    expect(resolveReferences('${toString}', {}, {})).toEqual({ unresolved: ['toString'] });
+    expect(resolveReferences('${constructor}-${hasOwnProperty}', {}, { PATH: '/bin' })).toEqual({ unresolved: ['constructor', 'hasOwnProperty'] });
+    // …while a real variable or secret of such a name still resolves.
+    expect(resolveReferences('${constructor}', {}, { constructor: 'from-env' })).toEqual({ value: 'from-env' });
+    expect(resolveReferences('${toString}', { toString: 'from-secrets' }, {})).toEqual({ value: 'from-secrets' });
+  });
 });

@@ -14,7 +14,8 @@ export function resolveReferences(
 ): Resolution {
   const unresolved: string[] = [];
   const value = raw.replace(REFERENCE, (_match, name: string) => {
-    const found = secrets[name] ?? env[name];
+    // Own properties only: `${toString}` or `${constructor}` must not resolve to Object.prototype's members.
+    const found = Object.hasOwn(secrets, name) ? secrets[name] : Object.hasOwn(env, name) ? env[name] : undefined;
     if (found === undefined || found === '') {
       unresolved.push(name);
       return '';

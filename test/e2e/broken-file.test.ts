@@ -4,8 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { eventually } from '../support/eventually.js';
 import { type TestDatabase, createTestDatabase } from '../support/test-database.js';
-import type { FindingsBody, HealthBody } from './support/bodies.js';
-import { type ServerProcess, getJson, startServer, tempDir } from './support/server-process.js';
+import type { FindingsBody, HealthBody } from '../support/response-bodies.js';
+import { expectFindingsShape, expectHealthShape } from '../support/response-shapes.js';
+import { FIRST_ANSWER_LIMIT_MS, type ServerProcess, firstAnswers, getJson, startServer, tempDir } from '../support/server-process.js';
 
 /** The built server with a broken bootstrap file: it starts anyway and says what is wrong. */
 const dir = tempDir('e2e-broken-file');
@@ -22,11 +23,19 @@ afterAll(async () => {
   dir.remove();
 });
 
+/** Starts the built server on `text` as its bootstrap file; /health and the findings must answer within 2 s. */
 async function serveFile(name: string, text: string): Promise<ServerProcess> {
   const path = join(dir.dir, name);
   writeFileSync(path, text);
   const server = await startServer({ SERVICE_CONFIG: path, SERVICE_DATA_DIR: dir.dir, DATABASE_URL: database.url });
   servers.push(server);
+  const first = await firstAnswers(server);
+  expect(first.health.ms, server.output()).toBeLessThanOrEqual(FIRST_ANSWER_LIMIT_MS);
+  expect(first.findings.ms, server.output()).toBeLessThanOrEqual(FIRST_ANSWER_LIMIT_MS);
+  expectHealthShape(first.health.body);
+  expectFindingsShape(first.findings.body);
+  // The configuration's findings are there from the first answer, before the probes finish.
+  expect(first.findings.body.findings.some((f) => f.subsystem === 'configuration')).toBe(true);
   return server;
 }
 
@@ -35,7 +44,9 @@ async function settledFindings(server: ServerProcess): Promise<FindingsBody> {
     const { body } = await getJson<HealthBody>(`${server.baseUrl}/health`, 1000);
     return body.preflight.status === 'pending' ? undefined : true;
   }, 30_000, 'the startup checks');
-  return (await getJson<FindingsBody>(`${server.baseUrl}/api/config/findings`)).body;
+  const { body } = await getJson<FindingsBody>(`${server.baseUrl}/api/config/findings`);
+  expectFindingsShape(body);
+  return body;
 }
 
 describe('a broken bootstrap file', () => {

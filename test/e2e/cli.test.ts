@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { type TestDatabase, createTestDatabase } from '../support/test-database.js';
-import type { FindingsBody } from './support/bodies.js';
-import { requireBuild, runCli, tempDir } from './support/server-process.js';
+import type { FindingsBody } from '../support/response-bodies.js';
+import { requireBuild, runCli, tempDir } from '../support/server-process.js';
 
 /** The built CLI through bin/pipeline-service.js: `doctor` and `migrate`. */
 interface DoctorJson extends FindingsBody {

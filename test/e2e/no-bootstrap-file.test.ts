@@ -2,8 +2,11 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/eventually.js';
-import type { FindingsBody, HealthBody } from './support/bodies.js';
-import { type ServerProcess, embeddedDatabasePids, getJson, isAlive, startServer, tempDir } from './support/server-process.js';
+import type { FindingsBody, HealthBody } from '../support/response-bodies.js';
+import { expectFindingsShape, expectHealthShape } from '../support/response-shapes.js';
+import {
+  FIRST_ANSWER_LIMIT_MS, type ServerProcess, embeddedDatabasePids, firstAnswers, getJson, isAlive, startServer, tempDir,
+} from '../support/server-process.js';
 
 /**
  * The built server with nothing: no bootstrap file, no DATABASE_URL (the embedded database in a
@@ -11,19 +14,11 @@ import { type ServerProcess, embeddedDatabasePids, getJson, isAlive, startServer
  */
 const data = tempDir('e2e-no-config');
 let server: ServerProcess;
-let firstHealth: { at: number; body: HealthBody };
-let firstFindings: { at: number; body: FindingsBody };
+let first: Awaited<ReturnType<typeof firstAnswers>>;
 
 beforeAll(async () => {
   server = await startServer({ SERVICE_CONFIG: join(data.dir, 'absent', 'service.yml'), SERVICE_DATA_DIR: data.dir });
-  firstHealth = await eventually(async () => {
-    const { status, body } = await getJson<HealthBody>(`${server.baseUrl}/health`, 500);
-    return status === 200 ? { at: Date.now(), body } : undefined;
-  }, 15_000, 'the first /health answer');
-  firstFindings = await eventually(async () => {
-    const { status, body } = await getJson<FindingsBody>(`${server.baseUrl}/api/config/findings`, 500);
-    return status === 200 ? { at: Date.now(), body } : undefined;
-  }, 15_000, 'the first /api/config/findings answer');
+  first = await firstAnswers(server);
 });
 
 afterAll(async () => {
@@ -34,12 +29,14 @@ afterAll(async () => {
 
 describe('no bootstrap file, no database, no store', () => {
   it('answers /health and /api/config/findings within 2 s of process start', () => {
-    expect(firstHealth.at - server.startedAt, server.output()).toBeLessThanOrEqual(2000);
-    expect(firstFindings.at - server.startedAt).toBeLessThanOrEqual(2000);
+    expect(first.health.ms, server.output()).toBeLessThanOrEqual(FIRST_ANSWER_LIMIT_MS);
+    expect(first.findings.ms, server.output()).toBeLessThanOrEqual(FIRST_ANSWER_LIMIT_MS);
+    expectHealthShape(first.health.body);
+    expectFindingsShape(first.findings.body);
   });
 
   it('reports the preflight pending first, then completed', async () => {
-    expect(firstHealth.body.preflight).toEqual({ status: 'pending', completed_at_utc: null, passed: 0, failed: 0, skipped: 0, failures: [] });
+    expect(first.health.body.preflight).toEqual({ status: 'pending', completed_at_utc: null, passed: 0, failed: 0, skipped: 0, failures: [] });
     const done = await eventually(async () => {
       const { body } = await getJson<HealthBody>(`${server.baseUrl}/health`);
       return body.preflight.status === 'pending' ? undefined : body;
@@ -73,7 +70,7 @@ describe('no bootstrap file, no database, no store', () => {
     expect(db?.reason).toContain('npm run migrate');
     expect(body).toMatchObject({ degraded: true, blocking: 1, advisory: 2 });
     // Before the checks finished, the configuration findings were already there.
-    expect(firstFindings.body.findings.map((f) => f.subsystem)).toContain('config-file');
+    expect(first.findings.body.findings.map((f) => f.subsystem)).toContain('config-file');
   });
 
   it('logs one startup line with the finding count and a pointer to the findings route', async () => {

@@ -7,8 +7,9 @@ import { stringify } from 'yaml';
 import { eventually } from '../support/eventually.js';
 import { type TestDatabase, createTestDatabase } from '../support/test-database.js';
 import { deleteKeys, uniqueKeyPrefix } from '../support/test-store.js';
-import { type FindingsBody, type HealthBody, subsystemState } from './support/bodies.js';
-import { type ServerProcess, freePort, getJson, startServer, tempDir } from './support/server-process.js';
+import type { FindingsBody, HealthBody } from '../support/response-bodies.js';
+import { expectFindingsShape, expectHealthShape } from '../support/response-shapes.js';
+import { FIRST_ANSWER_LIMIT_MS, type ServerProcess, firstAnswers, freePort, getJson, startServer, tempDir } from '../support/server-process.js';
 
 /** The built server pointed at a database and a store that do not answer. */
 const dir = tempDir('e2e-unreachable');
@@ -27,6 +28,19 @@ afterAll(async () => {
   dir.remove();
 });
 
+function subsystemState(body: HealthBody, name: string): string | undefined {
+  return body.subsystems.find((s) => s.name === name)?.state;
+}
+
+/** Spec: /health and /api/config/findings answer within 2 s of process start, whatever is unreachable. */
+async function expectPromptAnswers(server: ServerProcess): Promise<void> {
+  const first = await firstAnswers(server);
+  expect(first.health.ms, server.output()).toBeLessThanOrEqual(FIRST_ANSWER_LIMIT_MS);
+  expect(first.findings.ms, server.output()).toBeLessThanOrEqual(FIRST_ANSWER_LIMIT_MS);
+  expectHealthShape(first.health.body);
+  expectFindingsShape(first.findings.body);
+}
+
 async function checksDone(server: ServerProcess): Promise<HealthBody> {
   return eventually(async () => {
     const { body } = await getJson<HealthBody>(`${server.baseUrl}/health`, 1000);
@@ -43,7 +57,9 @@ describe('DATABASE_URL to a closed port', () => {
       SERVICE_CONFIG: config, SERVICE_DATA_DIR: dir.dir, DATABASE_URL: `postgres://svc:hunter2@127.0.0.1:${port}/nothing`,
     });
     servers.push(server);
+    await expectPromptAnswers(server);
     const health = await checksDone(server);
+    expectHealthShape(health);
     expect(health.preflight.status).toBe('fail');
     expect(health.preflight.failures.find((f) => f.name === 'database')?.fix_hint).toContain('DATABASE_URL');
 
@@ -74,8 +90,10 @@ describe('KVSTORE_URL to a closed port, then the store comes up', () => {
       SERVICE_CONFIG: config, SERVICE_DATA_DIR: dir.dir, DATABASE_URL: database.url, KVSTORE_URL: `redis://127.0.0.1:${port}/0`,
     });
     servers.push(server);
+    await expectPromptAnswers(server);
 
     const health = await checksDone(server);
+    expectHealthShape(health);
     expect(subsystemState(health, 'redis')).toBe('degraded');
     expect(health.status).toBe('degraded');
     const before = (await getJson<FindingsBody>(`${server.baseUrl}/api/config/findings`)).body;

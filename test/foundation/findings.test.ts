@@ -1,16 +1,15 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TempConfig, tempConfig } from '../support/temp-config.js';
+import type { FindingBody, FindingsBody, HealthBody } from '../support/response-bodies.js';
+import { expectFindingsShape, expectHealthShape } from '../support/response-shapes.js';
+import { getJson, preflightDone, withApp as withTestApp } from '../support/test-app.js';
 import { type TestDatabase, createTestDatabase } from '../support/test-database.js';
-import {
-  type FindingBody, type FindingsBody, type HealthBody, bootApp, expectFindingsShape, expectHealthShape, getJson, preflightDone,
-  testEnvironment,
-} from './support/foundation-app.js';
+import { type TestEnv, createTestEnv } from '../support/test-env.js';
 
 /** GET /api/config/findings through the real AppModule, for the database and the configuration. */
 let migrated: TestDatabase;
 let unmigrated: TestDatabase;
-let config: TempConfig;
+let testEnv: TestEnv;
 
 const PROBLEMS = {
   queue: { max_parallel_runs: 'many' },
@@ -31,27 +30,23 @@ beforeAll(async () => {
     createTestDatabase('foundation_findings'),
     createTestDatabase('foundation_unmigrated', { migrated: false }),
   ]);
-  config = tempConfig('foundation-findings', {});
+  testEnv = createTestEnv('foundation-findings', { store: false });
 });
 
 afterAll(async () => {
   await migrated?.drop();
   await unmigrated?.drop();
-  config?.remove();
+  testEnv?.remove();
 });
 
-async function withApp(vars: Record<string, string>, work: (app: NestFastifyApplication) => Promise<void>): Promise<void> {
-  const app = await bootApp(testEnvironment({ SERVICE_CONFIG: config.path, SERVICE_DATA_DIR: config.dir, ...vars }));
-  try {
-    await work(app);
-  } finally {
-    await app.close();
-  }
+/** Boots on this file's temp service.yml (no store) with `vars` over it. */
+function withApp(vars: Record<string, string>, work: (app: NestFastifyApplication) => Promise<void>): Promise<void> {
+  return withTestApp(testEnv.environment(vars), work);
 }
 
 describe('pending migrations', () => {
   it('give a blocking database finding naming `npm run migrate`; the server still serves', async () => {
-    config.write({});
+    testEnv.config.write({});
     await withApp({ DATABASE_URL: unmigrated.url }, async (app) => {
       const health = await preflightDone(app);
       expectHealthShape(health);
@@ -76,7 +71,7 @@ describe('pending migrations', () => {
   });
 
   it('a migrated database gives no database finding', async () => {
-    config.write({});
+    testEnv.config.write({});
     await withApp({ DATABASE_URL: migrated.url }, async (app) => {
       await preflightDone(app);
       const { body } = await getJson<FindingsBody>(app, '/api/config/findings');
@@ -89,7 +84,7 @@ describe('pending migrations', () => {
 
 describe('a configuration with problems', () => {
   it('boots anyway; each problem is a configuration finding naming project, trigger and field', async () => {
-    config.write(PROBLEMS);
+    testEnv.config.write(PROBLEMS);
     await withApp({ DATABASE_URL: migrated.url }, async (app) => {
       const health = await preflightDone(app);
       expectHealthShape(health);
@@ -119,7 +114,7 @@ describe('a configuration with problems', () => {
   });
 
   it('advisory-only problems (an unknown key) do not degrade', async () => {
-    config.write({ colour: 'blue' });
+    testEnv.config.write({ colour: 'blue' });
     await withApp({ DATABASE_URL: migrated.url }, async (app) => {
       const health = await preflightDone(app);
       expect(health.preflight.failures.map((f) => f.name)).not.toContain('configuration');
@@ -133,7 +128,7 @@ describe('a configuration with problems', () => {
   });
 
   it('an absent bootstrap file is an advisory config-file finding naming SERVICE_CONFIG', async () => {
-    await withApp({ DATABASE_URL: migrated.url, SERVICE_CONFIG: `${config.dir}/absent.yml` }, async (app) => {
+    await withApp({ DATABASE_URL: migrated.url, SERVICE_CONFIG: `${testEnv.dataDir}/absent.yml` }, async (app) => {
       const health = await preflightDone(app);
       expect(health.preflight.status).toBe('pass');
       const { body } = await getJson<FindingsBody>(app, '/api/config/findings');
@@ -148,7 +143,7 @@ describe('a configuration with problems', () => {
 
 describe('unauthenticated access', () => {
   it('/health and /api/config/findings answer without a token even with enforcement on', async () => {
-    config.write({ auth: { authority: 'http://127.0.0.1:9/realms/none', audience: 'x', enforce: true } });
+    testEnv.config.write({ auth: { authority: 'http://127.0.0.1:9/realms/none', audience: 'x', enforce: true } });
     await withApp({ DATABASE_URL: migrated.url }, async (app) => {
       expect((await app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200);
       expect((await app.inject({ method: 'GET', url: '/api/config/findings' })).statusCode).toBe(200);

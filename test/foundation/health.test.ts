@@ -1,64 +1,43 @@
-import { createServer } from 'node:net';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/eventually.js';
-import { type TempConfig, tempConfig } from '../support/temp-config.js';
+import type { FindingsBody, HealthBody } from '../support/response-bodies.js';
+import { SUBSYSTEM_NAMES, expectFindingsShape, expectHealthShape, subsystem } from '../support/response-shapes.js';
+import { freePort } from '../support/server-process.js';
+import { getJson, preflightDone, withApp } from '../support/test-app.js';
 import { type TestDatabase, createTestDatabase } from '../support/test-database.js';
-import { REDIS_URL, deleteKeys, uniqueKeyPrefix } from '../support/test-store.js';
-import {
-  type FindingsBody, type HealthBody, SUBSYSTEM_NAMES, bootApp, expectFindingsShape, expectHealthShape, getJson, preflightDone, subsystem,
-  testEnvironment,
-} from './support/foundation-app.js';
+import { type TestEnv, createTestEnv } from '../support/test-env.js';
+import { REDIS_URL, deleteKeys } from '../support/test-store.js';
 
 /**
  * /health, /health/ready and the redis subsystem against the machine's PostgreSQL and Redis,
  * through the real AppModule.
  */
 let database: TestDatabase;
-let config: TempConfig;
-let keyPrefix: string;
+let testEnv: TestEnv;
 let redis: Redis;
 
 beforeAll(async () => {
   database = await createTestDatabase('foundation_health');
-  keyPrefix = uniqueKeyPrefix('foundation-health');
-  config = tempConfig('foundation-health', {
-    queue: { key_prefix: keyPrefix, redis_retry_interval_seconds: 1, lease_ttl_seconds: 2, heartbeat_interval_seconds: 1 },
+  testEnv = createTestEnv('foundation-health', {
+    databaseUrl: database.url,
+    config: { queue: { lease_ttl_seconds: 2, heartbeat_interval_seconds: 1 } },
   });
   redis = new Redis(REDIS_URL);
 });
 
 afterAll(async () => {
   if (redis) {
-    await deleteKeys(redis, keyPrefix).catch(() => undefined);
+    await deleteKeys(redis, testEnv.keyPrefix).catch(() => undefined);
     redis.disconnect();
   }
   await database?.drop();
-  config?.remove();
+  testEnv?.remove();
 });
-
-async function withApp(vars: Record<string, string>, work: (app: NestFastifyApplication) => Promise<void>): Promise<void> {
-  const app = await bootApp(testEnvironment({ SERVICE_CONFIG: config.path, SERVICE_DATA_DIR: config.dir, DATABASE_URL: database.url, ...vars }));
-  try {
-    await work(app);
-  } finally {
-    await app.close();
-  }
-}
-
-/** A local port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((done) => server.close(() => done()));
-  return port;
-}
 
 describe('with the database and the store', () => {
   it('/health has the spec shape; everything comes up; /health/ready turns 200 ready', async () => {
-    await withApp({ KVSTORE_URL: REDIS_URL }, async (app) => {
+    await withApp(testEnv.env, async (app) => {
       const first = await getJson<HealthBody>(app, '/health');
       expect(first.status).toBe(200);
       expectHealthShape(first.body);
@@ -87,7 +66,7 @@ describe('with the database and the store', () => {
       expect(findings.body).toEqual({ degraded: false, blocking: 0, advisory: 0, findings: [] });
 
       // The server used the prefix of its file, and only it.
-      const keys = await redis.keys(`${keyPrefix}*`);
+      const keys = await redis.keys(`${testEnv.keyPrefix}*`);
       expect(keys.length).toBeGreaterThan(0);
     });
   });
@@ -95,7 +74,7 @@ describe('with the database and the store', () => {
 
 describe('without KVSTORE_URL', () => {
   it('every subsystem is disabled: /health ok (disabled does not count), /health/ready 503 not_ready', async () => {
-    await withApp({}, async (app) => {
+    await withApp(testEnv.environment({ KVSTORE_URL: undefined }), async (app) => {
       const health = await preflightDone(app);
       expectHealthShape(health);
       for (const s of health.subsystems) {
@@ -125,8 +104,8 @@ describe('without KVSTORE_URL', () => {
 
 describe('KVSTORE_URL to a closed port', () => {
   it('redis degraded: /health still 200 but degraded, /health/ready 503, a blocking redis finding', async () => {
-    const port = await closedPort();
-    await withApp({ KVSTORE_URL: `redis://:hunter2@127.0.0.1:${port}/0` }, async (app) => {
+    const port = await freePort();
+    await withApp(testEnv.environment({ KVSTORE_URL: `redis://:hunter2@127.0.0.1:${port}/0` }), async (app) => {
       const health = await preflightDone(app);
       expectHealthShape(health);
       expect(subsystem(health, 'redis').state).toBe('degraded');

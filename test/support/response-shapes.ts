@@ -1,45 +1,14 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { expect } from 'vitest';
-import { type ServiceEnvironment, readEnvironment } from '../../../src/config/environment.js';
-import { createServer } from '../../../src/server.js';
-import { eventually } from '../../support/eventually.js';
+import type { FindingsBody, HealthBody } from './response-bodies.js';
 
-import type { FindingBody, FindingsBody, HealthBody } from '../../support/response-bodies.js';
-
-export type { FindingBody, FindingsBody, HealthBody };
-
+/** The spec's background subsystem names, sorted. */
 export const SUBSYSTEM_NAMES = ['capacity_queue', 'housekeeping', 'poller', 'queue_consumer', 'redis'];
 
-/** The process environment a test boots with: only what it names, nothing ambient. */
-export function testEnvironment(vars: Record<string, string | undefined>): ServiceEnvironment {
-  return readEnvironment({ PATH: process.env.PATH, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', ...vars });
-}
-
-/** The real AppModule on Fastify, initialised (not listening): requests go through `inject`. */
-export async function bootApp(env: ServiceEnvironment): Promise<NestFastifyApplication> {
-  const app = await createServer(env);
-  await app.init();
-  return app;
-}
-
-export async function getJson<T>(app: NestFastifyApplication, url: string): Promise<{ status: number; body: T }> {
-  const res = await app.inject({ method: 'GET', url });
-  return { status: res.statusCode, body: res.json() as T };
-}
-
-/** Waits for the startup probes to finish, then returns that /health. */
-export function preflightDone(app: NestFastifyApplication, timeoutMs = 20_000): Promise<HealthBody> {
-  return eventually(async () => {
-    const { body } = await getJson<HealthBody>(app, '/health');
-    return body.preflight.status === 'pending' ? undefined : body;
-  }, timeoutMs, 'the startup checks to finish');
-}
-
-function isIsoUtc(value: unknown): boolean {
+export function isIsoUtc(value: unknown): boolean {
   return typeof value === 'string' && /Z$/.test(value) && new Date(value).toISOString() === value;
 }
 
-/** Asserts the exact shape of the spec's "Health response". */
+/** Asserts the exact shape of the spec's "Health response", and its status rule. */
 export function expectHealthShape(body: HealthBody): void {
   expect(Object.keys(body).sort()).toEqual(['preflight', 'status', 'subsystems', 'timestamp']);
   expect(['ok', 'degraded']).toContain(body.status);
@@ -50,6 +19,7 @@ export function expectHealthShape(body: HealthBody): void {
   else expect(isIsoUtc(body.preflight.completed_at_utc)).toBe(true);
   for (const n of [body.preflight.passed, body.preflight.failed, body.preflight.skipped]) expect(Number.isInteger(n) && n >= 0).toBe(true);
   expect(body.preflight.failures).toHaveLength(body.preflight.failed);
+  expect(body.preflight.status === 'fail').toBe(body.preflight.failed > 0);
   for (const f of body.preflight.failures) {
     expect(Object.keys(f).sort()).toEqual(['fix_hint', 'message', 'name']);
     for (const v of Object.values(f)) expect(typeof v).toBe('string');

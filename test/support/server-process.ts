@@ -5,9 +5,13 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import type { FindingsBody, HealthBody } from './response-bodies.js';
 
-/** End-to-end support: the BUILT server and CLI as processes, the way operators run them. */
-export const ROOT = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
+/**
+ * End-to-end support: the BUILT server and CLI as processes, the way operators run them. Each
+ * server gets a free port and only the environment a test names, so test files run in parallel.
+ */
+export const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 export const NODE = join(ROOT, 'node_modules/.bin/node');
 export const SERVER_ENTRY = join(ROOT, 'dist/main.js');
 export const CLI_BIN = join(ROOT, 'bin/pipeline-service.js');
@@ -50,14 +54,33 @@ export interface ServerProcess {
   baseUrl: string;
   /** `Date.now()` just before the process was spawned. */
   startedAt: number;
+  /** The first 200 from GET /health: milliseconds after `startedAt`, and its body (null with `waitForHealth: false`). */
+  firstHealth: FirstAnswer<HealthBody> | null;
+  /** Everything the process wrote to stdout and stderr so far. */
   output(): string;
   /** SIGTERM, then SIGKILL after `graceMs`; resolves when the process has exited. */
   stop(graceMs?: number): Promise<void>;
   exited: Promise<number | null>;
 }
 
-/** `node --max-semi-space-size=4 dist/main.js` with the given environment, on a free port. */
-export async function startServer(vars: Record<string, string>): Promise<ServerProcess> {
+export interface FirstAnswer<T> {
+  /** Milliseconds from spawn to the first 200. */
+  ms: number;
+  body: T;
+}
+
+export interface StartOptions {
+  /** Wait for the first 200 from /health before returning (default true). */
+  waitForHealth?: boolean;
+  /** How long to wait for it (default 15 s). */
+  timeoutMs?: number;
+}
+
+/**
+ * `node --max-semi-space-size=4 dist/main.js` (as `npm start`) with only the given environment,
+ * on a free port of 127.0.0.1; by default returns once /health has answered 200.
+ */
+export async function startServer(vars: Record<string, string>, opts: StartOptions = {}): Promise<ServerProcess> {
   requireBuild();
   const port = await freePort();
   let output = '';
@@ -71,9 +94,8 @@ export async function startServer(vars: Record<string, string>): Promise<ServerP
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
   if (child.pid === undefined) throw new Error('the server process did not start');
-  const pid = child.pid;
-  return {
-    child, pid, baseUrl: `http://127.0.0.1:${port}`, startedAt, exited,
+  const server: ServerProcess = {
+    child, pid: child.pid, baseUrl: `http://127.0.0.1:${port}`, startedAt, exited, firstHealth: null,
     output: () => output,
     async stop(graceMs = 10_000) {
       if (child.exitCode !== null || child.signalCode !== null) return;
@@ -83,6 +105,50 @@ export async function startServer(vars: Record<string, string>): Promise<ServerP
       clearTimeout(timer);
     },
   };
+  if (opts.waitForHealth !== false) {
+    try {
+      server.firstHealth = await firstAnswer(server, '/health', opts.timeoutMs);
+    } catch (error) {
+      await server.stop(2000);
+      throw error;
+    }
+  }
+  return server;
+}
+
+/**
+ * Polls `path` every 20 ms until it answers 200; the time is measured from the spawn. Fails at
+ * once, with the process output, when the server exits first.
+ */
+export async function firstAnswer<T>(server: ServerProcess, path: string, timeoutMs = 15_000): Promise<FirstAnswer<T>> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    if (server.child.exitCode !== null || server.child.signalCode !== null) {
+      throw new Error(`the server exited (${server.child.exitCode ?? server.child.signalCode}) before ${path} answered:\n${server.output()}`);
+    }
+    try {
+      const res = await fetch(`${server.baseUrl}${path}`, { signal: AbortSignal.timeout(1000) });
+      if (res.status === 200) {
+        const ms = Date.now() - server.startedAt;
+        return { ms, body: (await res.json()) as T };
+      }
+      await res.body?.cancel();
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > until) throw new Error(`${path} did not answer 200 within ${timeoutMs} ms:\n${server.output()}`);
+    await new Promise((done) => setTimeout(done, 20));
+  }
+}
+
+/** Spec ("Done when"): /health and /api/config/findings answer within 2 s of process start. */
+export const FIRST_ANSWER_LIMIT_MS = 2000;
+
+/** The first 200s of /health (taken by `startServer`) and of /api/config/findings, timed from the spawn. */
+export async function firstAnswers(server: ServerProcess): Promise<{ health: FirstAnswer<HealthBody>; findings: FirstAnswer<FindingsBody> }> {
+  const health = server.firstHealth ?? (await firstAnswer<HealthBody>(server, '/health'));
+  const findings = await firstAnswer<FindingsBody>(server, '/api/config/findings');
+  return { health, findings };
 }
 
 /** GET → status and parsed JSON; throws when nothing answers within `timeoutMs`. */
