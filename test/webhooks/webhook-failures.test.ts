@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { createServer as createNetServer } from 'node:net';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { githubExample } from '../fixtures/payload-fixtures.js';
+import { freePort } from '../support/server-process.js';
 import {
   TEST_PIPELINES, TEST_PROJECTS, type Wire, adoUpdated, adoWire, githubLabeled, githubWire, gitlabIssueHook, gitlabWire, jiraUpdated, jiraWire,
 } from './support/deliveries.js';
@@ -23,16 +23,6 @@ async function send(app: NestFastifyApplication, wire: Wire): Promise<{ status: 
   return { status: response.statusCode, body: response.body, contentType: response.headers['content-type'] };
 }
 
-/** A port nothing listens on: bound, then closed. */
-async function closedPort(): Promise<number> {
-  const server = createNetServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
-
 beforeAll(async () => {
   bench = await createWebhookBench({ projects: TEST_PROJECTS, pipelines: TEST_PIPELINES });
 });
@@ -45,7 +35,7 @@ describe('store down (KVSTORE_URL points at a closed port)', () => {
   let app: NestFastifyApplication;
 
   beforeAll(async () => {
-    app = await bootServer(bench.environment({ KVSTORE_URL: `redis://127.0.0.1:${await closedPort()}/0` }), { store: false });
+    app = await bootServer(bench.environment({ KVSTORE_URL: `redis://127.0.0.1:${await freePort()}/0` }), { store: false });
   });
   afterAll(async () => {
     await app?.close();

@@ -2,7 +2,8 @@ import type { Type } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import pg from 'pg';
 import { AppModule } from '../../../src/app.module.js';
-import { type ServiceEnvironment, readEnvironment } from '../../../src/config/environment.js';
+import type { ServiceEnvironment } from '../../../src/config/environment.js';
+import { testEnvironment } from '../../support/test-env.js';
 import { DatabaseService } from '../../../src/database/database.service.js';
 import { PreflightService } from '../../../src/health/preflight.service.js';
 import { createServer } from '../../../src/server.js';
@@ -35,16 +36,7 @@ export async function createAuthBench(prefix: string): Promise<AuthBench> {
   const database = await createTestDatabase(prefix);
   const config = tempConfig(prefix, { sandbox: { backend: 'in-process' } });
   const environment = (variables: Record<string, string> = {}): ServiceEnvironment =>
-    readEnvironment({
-      PATH: process.env.PATH,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      SERVICE_CONFIG: config.path,
-      SERVICE_DATA_DIR: config.dir,
-      DATABASE_URL: database.url,
-      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-      ...variables,
-    });
+    testEnvironment({ SERVICE_CONFIG: config.path, SERVICE_DATA_DIR: config.dir, DATABASE_URL: database.url, ...variables });
   const db = new pg.Pool({ connectionString: database.url, max: 2 });
   return {
     databaseName: database.name, databaseUrl: database.url, dir: config.dir, configPath: config.path, db,

@@ -5,15 +5,14 @@ import type { ServiceEnvironment } from '../../../src/config/environment.js';
 import { CoreModule } from '../../../src/core.module.js';
 import { DatabaseService } from '../../../src/database/database.service.js';
 import { RunQueueModule } from '../../../src/runs/run-queue.module.js';
-import { createServer } from '../../../src/server.js';
 import { StoreConnectionService } from '../../../src/store/store-connection.service.js';
 import { TicketsModule } from '../../../src/tickets/tickets.module.js';
+import { bootApp } from '../../support/test-app.js';
 import { eventually } from './run-test-setup.js';
 
 /** The whole server (AppModule), initialised (not listening), once its store and database answer. */
 export async function bootRunApp(env: ServiceEnvironment): Promise<NestFastifyApplication> {
-  const app = await createServer(env);
-  await app.init();
+  const app = await bootApp(env);
   await waitReady(app);
   return app;
 }

@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { type ServiceEnvironment, readEnvironment } from '../../../src/config/environment.js';
+import type { ServiceEnvironment } from '../../../src/config/environment.js';
+import { testEnvironment } from '../../support/test-env.js';
 import { createTestDatabase } from '../../support/test-database.js';
 import { REDIS_URL, deleteKeys, uniqueKeyPrefix } from '../../support/test-store.js';
 import { tempConfig } from '../../support/temp-config.js';
@@ -62,10 +63,7 @@ export async function createRunTestSetup(options: RunTestOptions = {}): Promise<
       solo: { tracker: 'platform-a', repos: [{ name: 'solo-web', platform: 'platform-a', url: 'https://github.com/acme/solo-web' }] },
     },
   });
-  const env = readEnvironment({
-    PATH: process.env.PATH,
-    PORT: '0',
-    HOST: '127.0.0.1',
+  const env = testEnvironment({
     SERVICE_CONFIG: config.path,
     SERVICE_DATA_DIR: config.dir,
     DATABASE_URL: database.url,

@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { type ServiceEnvironment, readEnvironment } from '../../../src/config/environment.js';
+import type { ServiceEnvironment } from '../../../src/config/environment.js';
+import { testEnvironment } from '../../support/test-env.js';
 import { createTestDatabase } from '../../support/test-database.js';
 import { REDIS_URL, deleteKeys, uniqueKeyPrefix } from '../../support/test-store.js';
 import { tempConfig } from '../../support/temp-config.js';
@@ -30,10 +31,7 @@ export async function createTicketTestSetup(config: { projects: Record<string, u
     sandbox: { backend: 'in-process' },
     projects: config.projects,
   });
-  const env = readEnvironment({
-    PATH: process.env.PATH,
-    PORT: '0',
-    HOST: '127.0.0.1',
+  const env = testEnvironment({
     SERVICE_CONFIG: file.path,
     SERVICE_DATA_DIR: file.dir,
     DATABASE_URL: database.url,

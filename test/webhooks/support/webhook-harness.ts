@@ -3,15 +3,16 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { type ServiceEnvironment, readEnvironment } from '../../../src/config/environment.js';
+import type { ServiceEnvironment } from '../../../src/config/environment.js';
 import { DatabaseService } from '../../../src/database/database.service.js';
 import { PIPELINE_QUEUE } from '../../../src/runs/pipeline-request.js';
-import { createServer } from '../../../src/server.js';
 import { StoreConnectionService } from '../../../src/store/store-connection.service.js';
 import { eventually } from '../../support/eventually.js';
 import { createTestDatabase } from '../../support/test-database.js';
 import { REDIS_URL, deleteKeys, uniqueKeyPrefix } from '../../support/test-store.js';
 import { tempConfig } from '../../support/temp-config.js';
+import { bootApp } from '../../support/test-app.js';
+import { testEnvironment } from '../../support/test-env.js';
 
 export { eventually };
 export { PG_ADMIN_URL, adminQuery } from '../../support/test-database.js';
@@ -65,21 +66,16 @@ export async function createWebhookBench(options: BenchOptions): Promise<Webhook
     sandbox: { backend: 'in-process', cpu: 1, memory: '1Gi' },
     projects: options.projects,
   });
-  const variables = (overrides: Record<string, string> = {}): Record<string, string | undefined> => ({
-    PATH: process.env.PATH,
-    PORT: '0',
-    HOST: '127.0.0.1',
+  const environment = (overrides: Record<string, string> = {}): ServiceEnvironment => testEnvironment({
     SERVICE_CONFIG: config.path,
     SERVICE_DATA_DIR: config.dir,
     DATABASE_URL: database.url,
     KVSTORE_URL: REDIS_URL,
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     PLATFORM_A_WEBHOOK_SECRET: SECRETS.platformA,
     PLATFORM_B_WEBHOOK_TOKEN: SECRETS.platformB,
     PLATFORM_C_WEBHOOK_SECRET: SECRETS.platformC,
     ...overrides,
   });
-  const environment = (overrides?: Record<string, string>): ServiceEnvironment => readEnvironment(variables(overrides));
 
   const redis = new Redis(REDIS_URL);
   const db = new pg.Pool({ connectionString: database.url, max: 3 });
@@ -113,9 +109,7 @@ async function holdBackgroundLeases(redis: Redis, keyPrefix: string): Promise<vo
 
 /** The real server (not listening), once its database and store answer (or only the database, when `store: false`). */
 export async function bootServer(env: ServiceEnvironment, opts: { store?: boolean } = {}): Promise<NestFastifyApplication> {
-  const app = await createServer(env);
-  await app.init();
-  await app.getHttpAdapter().getInstance().ready();
+  const app = await bootApp(env);
   const db = app.get(DatabaseService);
   const store = app.get(StoreConnectionService);
   await eventually(async () => {
