@@ -14,9 +14,10 @@ export interface PlatformIngress {
   deliveryId(headers: IncomingHttpHeaders, body: unknown): string | null;
   parse(eventName: string | null, body: unknown, headers: IncomingHttpHeaders): InboundEvent;
   /**
-   * The secret a delivery must be signed with. `project` is the project the parsed delivery
-   * routes to (platform D keeps its secret per project), null when it routes nowhere.
+   * The secret a delivery must be signed with, null when none is configured. Decided before the
+   * body is parsed (platform D keeps its secret per project and reads the project from the raw
+   * body itself).
    */
-  secretFor(config: ServiceConfig, project: string | null): string | null;
+  secretFor(config: ServiceConfig, body: unknown): string | null;
   verify(headers: IncomingHttpHeaders, rawBody: Buffer, secret: string | null): SignatureVerdict;
 }

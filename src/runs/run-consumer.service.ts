@@ -89,11 +89,13 @@ export class RunConsumerService implements OnApplicationBootstrap, OnApplication
     this.executor.close();
     const worker = this.worker;
     if (!worker) return;
+    // A graceful close waits on the store: with the store gone it never settles, and a later
+    // close(true) only returns that same pending close. So: forced at once without a store,
+    // and never waited on for longer than the grace period (then its connection is cut).
     try {
-      await withTimeout(worker.close(), SHUTDOWN_GRACE_MS, 'consumer did not stop in time');
+      await withTimeout(worker.close(!this.store.isConnected), SHUTDOWN_GRACE_MS, 'consumer did not stop in time');
     } catch (error) {
-      this.logger.warn(`${(error as Error).message}; closing hard`);
-      await worker.close(true).catch(() => undefined);
+      this.logger.warn(`${(error as Error).message}; cutting its connection`);
     }
     this.connection?.disconnect();
   }

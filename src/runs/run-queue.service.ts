@@ -52,6 +52,11 @@ export class RunQueueService implements OnApplicationShutdown {
     await this.enqueue(request);
   }
 
+  /** True when a request under the run's id is on the queue, in any state. */
+  async hasJob(runId: string): Promise<boolean> {
+    return (await this.queue?.getJob(runId)) !== undefined;
+  }
+
   /** True while the run's request waits or is being worked on. */
   async isQueued(runId: string): Promise<boolean> {
     if (!this.queue) return false;

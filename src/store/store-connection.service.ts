@@ -46,6 +46,12 @@ export class StoreConnectionService implements OnApplicationShutdown {
     // reported up within one retry interval even after a long outage.
     this.client = createStoreClient(env.kvstoreUrl, everyMs);
     this.client.on('ready', () => void this.check());
+    // 'close', not only 'end': a client that reconnects forever never ends, and until the next
+    // periodic check callers would treat a dropped store as up (a claim then failed with 500
+    // instead of answering 503 store_unavailable).
+    this.client.on('close', () => {
+      if (this.connected) this.setConnected(false, 'connection closed');
+    });
     this.client.on('end', () => this.setConnected(false, 'connection closed'));
     subsystems.set(BackgroundSubsystem.Redis, 'degraded', `connecting to ${this.displayUrl}`);
     this.timer = setInterval(() => void this.check(), everyMs);

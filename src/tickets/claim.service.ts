@@ -3,14 +3,15 @@ import { LockService, StoreUnavailableError } from '../store/lock.service.js';
 import { StoreConnectionService } from '../store/store-connection.service.js';
 import { RunQueueService } from '../runs/run-queue.service.js';
 import { type TicketKey, describeTicket } from './ticket-key.js';
-import { TicketLifecycleService } from './ticket-lifecycle.service.js';
+import { type ClaimedTicket, TicketLifecycleService } from './ticket-lifecycle.service.js';
 
 /** Spec: "claim lock 30 s — read-status-and-transition window per ticket". */
 export const CLAIM_LOCK_MS = 30_000;
 
 export type ClaimOutcome =
   | { outcome: 'Claimed'; runId: string }
-  | { outcome: 'AlreadyClaimed' }
+  /** `byLock`: another delivery held the claim lock, so the database was not asked. */
+  | { outcome: 'AlreadyClaimed'; byLock: boolean }
   | { outcome: 'Failed'; error: string };
 
 /**
@@ -32,17 +33,13 @@ export class ClaimService {
   /** Throws StoreUnavailableError when the store is not up (the caller answers 503). */
   async claim(key: TicketKey, pipeline: string): Promise<ClaimOutcome> {
     if (!this.store.isConnected) throw new StoreUnavailableError(this.store.isConfigured ? 'not connected' : 'KVSTORE_URL is not set');
-    const lock = await this.locks.acquire(this.store.key('claim', key.platform, key.project, key.ticket), CLAIM_LOCK_MS);
-    if (!lock) return { outcome: 'AlreadyClaimed' };
+    const lock = await this.acquireLock(key);
+    if (!lock) return { outcome: 'AlreadyClaimed', byLock: true };
     try {
       const result = await this.lifecycle.claim(key, pipeline);
-      if (result.outcome === 'AlreadyClaimed') return { outcome: 'AlreadyClaimed' };
-      try {
-        await this.queue.enqueue({ runId: result.runId, platform: key.platform, project: key.project, ticket: key.ticket, pipeline });
-      } catch (error) {
-        await this.lifecycle.undoClaim(key, result.runId, result.previous);
-        throw error;
-      }
+      if (result.outcome === 'AlreadyClaimed') return { outcome: 'AlreadyClaimed', byLock: false };
+      await this.push(key, result);
+      await this.lifecycle.announceClaim(key, result);
       return { outcome: 'Claimed', runId: result.runId };
     } catch (error) {
       if (error instanceof StoreUnavailableError) throw error;
@@ -52,6 +49,38 @@ export class ClaimService {
     } finally {
       // Compare-and-delete: releasing a moment after the answer is harmless, so it does not delay it.
       void this.locks.release(lock).catch(() => undefined);
+    }
+  }
+
+  /** The lock is the first store command of a claim: any error there means the store is not serving. */
+  private async acquireLock(key: TicketKey) {
+    try {
+      return await this.locks.acquire(this.store.key('claim', key.platform, key.project, key.ticket), CLAIM_LOCK_MS);
+    } catch (error) {
+      throw error instanceof StoreUnavailableError ? error : new StoreUnavailableError((error as Error).message);
+    }
+  }
+
+  /**
+   * Puts the claim's request on the queue. When the push reports an error, the request may still
+   * have reached the queue (a reply lost with the connection): the claim stands if it did, or if
+   * its run has moved on; otherwise it is undone. Throws the push's error when the claim is
+   * undone or cannot be (the reconciler then pushes the request again), as StoreUnavailableError
+   * when the store has gone.
+   */
+  private async push(key: TicketKey, claim: ClaimedTicket): Promise<void> {
+    try {
+      await this.queue.enqueue({ runId: claim.runId, platform: key.platform, project: key.project, ticket: key.ticket, pipeline: claim.pipeline });
+      return;
+    } catch (pushError) {
+      if (await this.queue.hasJob(claim.runId).catch(() => false)) return;
+      try {
+        if (!(await this.lifecycle.undoClaim(key, claim))) return;
+      } catch (undoError) {
+        this.logger.error(`claim of ${describeTicket(key)} could not be undone (${(undoError as Error).message}); `
+          + `the reconciler pushes run ${claim.runId} again`);
+      }
+      throw this.store.isConnected ? pushError : new StoreUnavailableError((pushError as Error).message);
     }
   }
 }

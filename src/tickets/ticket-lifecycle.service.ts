@@ -20,9 +20,15 @@ export interface TransitionEvent {
   error: string | null;
 }
 
-export type ClaimResult =
-  | { outcome: 'Claimed'; runId: string; previous: { state: TicketState; runId: string | null } | null }
-  | { outcome: 'AlreadyClaimed'; state: TicketState };
+export type ClaimResult = ClaimedTicket | { outcome: 'AlreadyClaimed'; state: TicketState };
+
+export interface ClaimedTicket {
+  outcome: 'Claimed';
+  runId: string;
+  pipeline: string;
+  /** The ticket row before the claim (null: never seen, i.e. Pending), for an undo. */
+  previous: { state: TicketState; runId: string | null } | null;
+}
 
 type Listener = (event: TransitionEvent) => void | Promise<void>;
 
@@ -86,6 +92,8 @@ export class TicketLifecycleService {
   /**
    * Pending (or ended) → Enqueued with a new queued run, or AlreadyClaimed when a live run owns
    * the ticket. The partial unique index on live runs backs this up against any race.
+   * Listeners hear of the claim only through `announceClaim`, once its request is on the queue:
+   * a claim that is undone is never announced (its label would otherwise stay on the ticket).
    */
   async claim(key: TicketKey, pipeline: string): Promise<ClaimResult> {
     const runId = randomUUID();
@@ -93,35 +101,48 @@ export class TicketLifecycleService {
     try {
       const [row] = (await this.db.dataSource.query(CLAIM_SQL, [key.platform, key.project, key.ticket, pipeline, runId])) as ClaimRow[];
       result = row?.run_id
-        ? { outcome: 'Claimed', runId, previous: row.prev_state ? { state: row.prev_state, runId: row.prev_run } : null }
+        ? { outcome: 'Claimed', runId, pipeline, previous: row.prev_state ? { state: row.prev_state, runId: row.prev_run } : null }
         : { outcome: 'AlreadyClaimed', state: row?.prev_state ?? TicketState.Enqueued };
     } catch (error) {
       if ((error as { code?: string }).code === PG_UNIQUE_VIOLATION) return { outcome: 'AlreadyClaimed', state: TicketState.Enqueued };
       throw error;
     }
-    if (result.outcome === 'Claimed') {
-      const from = result.previous?.state ?? TicketState.Pending;
-      await this.emit({ key, runId, pipeline, trigger: LifecycleTrigger.Claim, from, to: TicketState.Enqueued, error: null });
-    }
     return result;
   }
 
-  /** Undoes a claim whose request could not be queued: the run goes, the ticket returns to where it was. */
-  async undoClaim(key: TicketKey, runId: string, previous: { state: TicketState; runId: string | null } | null): Promise<void> {
-    await this.db.dataSource.transaction(async (tx) => {
-      if (previous) {
-        await tx.query(
+  /** Tells the listeners (and the log) of a claim that stands: Pending (or ended) → Enqueued. */
+  async announceClaim(key: TicketKey, claim: ClaimedTicket): Promise<void> {
+    const from = claim.previous?.state ?? TicketState.Pending;
+    await this.emit({ key, runId: claim.runId, pipeline: claim.pipeline, trigger: LifecycleTrigger.Claim, from, to: TicketState.Enqueued, error: null });
+  }
+
+  /**
+   * Undoes a claim whose request could not be queued: the run goes, the ticket returns to where
+   * it was. Only while the claim is untouched (ticket still Enqueued on this run, run still
+   * queued): a push that reported an error may still have reached the queue and its run started,
+   * and deleting that run would let a second live run start for the ticket. False when the
+   * claim had moved on and was left as it is.
+   */
+  async undoClaim(key: TicketKey, claim: ClaimedTicket): Promise<boolean> {
+    const { runId, previous } = claim;
+    const undone = await this.db.dataSource.transaction(async (tx) => {
+      const ticketRows = previous
+        ? await tx.query(
           `UPDATE tickets SET state = $4, run_id = $5, updated_at = now()
-           WHERE platform = $1 AND project = $2 AND ticket = $3 AND run_id = $6`,
+           WHERE platform = $1 AND project = $2 AND ticket = $3 AND run_id = $6 AND state = 'enqueued' RETURNING 1`,
           [key.platform, key.project, key.ticket, previous.state, previous.runId, runId],
+        )
+        : await tx.query(
+          `DELETE FROM tickets WHERE platform = $1 AND project = $2 AND ticket = $3 AND run_id = $4 AND state = 'enqueued' RETURNING 1`,
+          [key.platform, key.project, key.ticket, runId],
         );
-      } else {
-        await tx.query('DELETE FROM tickets WHERE platform = $1 AND project = $2 AND ticket = $3 AND run_id = $4',
-          [key.platform, key.project, key.ticket, runId]);
-      }
-      await tx.query('DELETE FROM runs WHERE id = $1', [runId]);
+      if (updatedRows(ticketRows).length === 0) return false;
+      await tx.query(`DELETE FROM runs WHERE id = $1 AND state = 'queued'`, [runId]);
+      return true;
     });
-    this.logger.warn(`claim of ${describeTicket(key)} undone: run ${runId} could not be queued`);
+    if (undone) this.logger.warn(`claim of ${describeTicket(key)} undone: run ${runId} could not be queued`);
+    else this.logger.warn(`claim of ${describeTicket(key)} kept: run ${runId} moved on although its push reported an error`);
+    return undone;
   }
 
   /**

@@ -35,12 +35,15 @@ export class DeliveryDedupeService {
     }
   }
 
-  /** Remembers a final answer; forgets the id when the answer asks the platform to retry. */
-  async settle(platform: string, deliveryId: string, answer: WebhookAnswer): Promise<void> {
+  /**
+   * Remembers the answer a repeat gets; null forgets the id (the answer asks the platform to
+   * retry, or a repeat should be judged again).
+   */
+  async settle(platform: string, deliveryId: string, answer: WebhookAnswer | null): Promise<void> {
     const client = this.store.client;
     if (!client || !this.store.isConnected) return;
     const key = this.key(platform, deliveryId);
-    if (answer.status >= 500) await client.del(key);
+    if (answer === null || answer.status >= 500) await client.del(key);
     else await client.set(key, JSON.stringify(answer), 'EX', REMEMBER_SECONDS);
   }
 

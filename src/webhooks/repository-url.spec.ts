@@ -1,7 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { repositoryUrlKey, sameRepositoryUrl } from './repository-url.js';
+import { MAX_REPOSITORY_URL_LENGTH, repositoryUrlKey, sameRepositoryUrl } from './repository-url.js';
 
 describe('repositoryUrlKey', () => {
+  it('refuses a value longer than any repository URL (payload values are unverified when routed)', () => {
+    expect(repositoryUrlKey(`https://github.com/${'/'.repeat(100_000)}a`)).toBeNull();
+    expect(repositoryUrlKey(`https://github.com/${'a'.repeat(MAX_REPOSITORY_URL_LENGTH)}`)).toBeNull();
+  });
+
+  it('strips any run of trailing slashes, before and after .git', () => {
+    expect(repositoryUrlKey(`https://github.com/acme/shop-web.git${'/'.repeat(1500)}`)).toBe('github.com/acme/shop-web');
+    expect(repositoryUrlKey(`https://github.com/acme/shop-web${'/'.repeat(700)}.git${'/'.repeat(700)}`)).toBe('github.com/acme/shop-web');
+  });
+
   it('ignores case, scheme, trailing slash and .git', () => {
     const key = 'github.com/acme/shop-web';
     for (const url of [

@@ -9,11 +9,14 @@
  * - a trailing `/` and `.git` are stripped, as are query and fragment;
  * - scp-like SSH addresses (`git@host:group/repo.git`) normalise to the same key.
  *
- * Returns null for a value that is not a URL.
+ * Returns null for a value that is not a URL, or is longer than any real repository URL (the
+ * value comes from an unverified payload, so its size is the sender's choice).
  */
+export const MAX_REPOSITORY_URL_LENGTH = 2048;
+
 export function repositoryUrlKey(url: string): string | null {
   const trimmed = url.trim();
-  if (trimmed === '') return null;
+  if (trimmed === '' || trimmed.length > MAX_REPOSITORY_URL_LENGTH) return null;
   const scp = /^[^@/\s]+@([^:/\s]+):(?!\/)(.+)$/.exec(trimmed);
   let host: string;
   let path: string;
@@ -31,7 +34,8 @@ export function repositoryUrlKey(url: string): string | null {
     host = isDefaultPort(parsed) ? parsed.hostname : parsed.host;
     path = safeDecode(parsed.pathname);
   }
-  const cleanPath = path.replace(/\/+$/, '').replace(/\.git$/i, '').replace(/\/+$/, '');
+  // Loops, not /\/+$/: that regex is quadratic on a long run of slashes followed by anything else.
+  const cleanPath = withoutTrailingSlashes(withoutTrailingSlashes(path).replace(/\.git$/i, ''));
   return `${host}${cleanPath}`.toLowerCase();
 }
 
@@ -51,4 +55,10 @@ function safeDecode(path: string): string {
   } catch {
     return path;
   }
+}
+
+function withoutTrailingSlashes(path: string): string {
+  let end = path.length;
+  while (end > 0 && path.charCodeAt(end - 1) === 0x2f) end -= 1;
+  return path.slice(0, end);
 }

@@ -2,9 +2,8 @@ import { Controller, HttpCode, NotFoundException, Param, Post, type RawBodyReque
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Public } from '../auth/public.decorator.js';
 import { isPlatform } from '../platforms/platform.js';
-import type { WebhookAnswer } from './webhook-answer.js';
-import { answer } from './webhook-answer.js';
-import { WebhookService } from './webhook.service.js';
+import { type WebhookAnswer, answer } from './webhook-answer.js';
+import { type Delivery, WebhookService } from './webhook.service.js';
 
 /**
  * `POST /webhook` (platform detected) and `POST /webhook/platform-a|b|c|d`. Public to the token
@@ -28,20 +27,39 @@ export class WebhookController {
     await this.handle(platform, req, reply);
   }
 
-  private async handle(platform: Parameters<WebhookService['receive']>[0]['platform'], req: RawBodyRequest<FastifyRequest>, reply: FastifyReply): Promise<void> {
-    const body = formPayload(req);
-    const result: WebhookAnswer = body.ok
-      ? await this.webhooks.receive({ platform, headers: req.headers, rawBody: req.rawBody ?? Buffer.alloc(0), body: body.value })
-      : answer.badRequest(body.error);
+  private async handle(platform: Delivery['platform'], req: RawBodyRequest<FastifyRequest>, reply: FastifyReply): Promise<void> {
+    const result = await this.answer(platform, req);
     await reply.code(result.status).type('text/plain; charset=utf-8').send(result.body);
   }
+
+  private async answer(platform: Delivery['platform'], req: RawBodyRequest<FastifyRequest>): Promise<WebhookAnswer> {
+    // Only the JSON and form parsers keep the raw bytes (server.ts, `rawBody: true`); any other
+    // parsed body (text/plain) would be verified over no bytes at all, so it is refused instead.
+    if (req.rawBody === undefined && !isEmptyBody(req.body)) {
+      return answer.unsupportedMediaType(`send ${JSON_TYPE} or ${FORM_TYPE}; signatures are checked over the raw body, which is kept only for those`);
+    }
+    const body = formPayload(req);
+    if (!body.ok) return answer.badRequest(body.error);
+    return this.webhooks.receive({ platform, headers: req.headers, rawBody: req.rawBody ?? Buffer.alloc(0), body: body.value });
+  }
+}
+
+const JSON_TYPE = 'application/json';
+const FORM_TYPE = 'application/x-www-form-urlencoded';
+
+function isEmptyBody(body: unknown): boolean {
+  return body === undefined || body === null || body === '';
+}
+
+/** `Application/X-WWW-Form-Urlencoded; charset=utf-8` → `application/x-www-form-urlencoded` (RFC 9110: case-insensitive). */
+function mediaType(req: FastifyRequest): string {
+  return (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
 /** GitHub can deliver `application/x-www-form-urlencoded` with the JSON in a `payload` field. */
 function formPayload(req: FastifyRequest): { ok: true; value: unknown } | { ok: false; error: string } {
-  const type = req.headers['content-type'] ?? '';
   const body = req.body as Record<string, unknown> | undefined;
-  if (!type.startsWith('application/x-www-form-urlencoded')) return { ok: true, value: body };
+  if (mediaType(req) !== FORM_TYPE) return { ok: true, value: body };
   if (typeof body?.payload !== 'string') return { ok: false, error: 'a form-encoded delivery needs a payload field' };
   try {
     return { ok: true, value: JSON.parse(body.payload) };

@@ -1,13 +1,14 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '../config/config.service.js';
-import type { TicketEvent } from '../platforms/inbound-event.js';
+import type { InboundEvent } from '../platforms/inbound-event.js';
 import { INGRESS } from '../platforms/ingress-registry.js';
 import { detectPlatform } from '../platforms/platform-detection.js';
 import type { Platform } from '../platforms/platform.js';
 import { signatureAccepted } from '../platforms/webhook-signature.js';
 import { StoreUnavailableError } from '../store/lock.service.js';
 import { ClaimService } from '../tickets/claim.service.js';
+import { type TicketKey, describeTicket } from '../tickets/ticket-key.js';
 import { DeliveryDedupeService } from './delivery-dedupe.service.js';
 import { resolveProject } from './project-resolver.js';
 import { type TriggerLogEntry, TriggerLogService } from './trigger-log.service.js';
@@ -26,8 +27,8 @@ type Logged = Omit<TriggerLogEntry, 'receivedAt' | 'statusCode'>;
 
 /**
  * The spec's processing order: detect the platform and verify its secret (401 before anything
- * else), parse, decide whether the event matters, then claim. The answer reports the claim,
- * never the run. Every delivery lands in the trigger log.
+ * else is read from the body), parse, decide whether the event matters, then claim. The answer
+ * reports the claim, never the run. Every delivery lands in the trigger log.
  */
 @Injectable()
 export class WebhookService {
@@ -54,61 +55,73 @@ export class WebhookService {
     }
     const ingress = INGRESS[platform];
     const config = this.config.config;
-    const eventName = ingress.eventName(delivery.headers, delivery.body);
-    const event = ingress.parse(eventName, delivery.body, delivery.headers);
-    const project = event.kind === 'ignored' ? null : resolveProject(config, event);
-    const base: Logged = {
-      ...none, event: eventName, deliveryId: ingress.deliveryId(delivery.headers, delivery.body),
-      project: project?.name ?? null, ticket: event.kind === 'ticket' ? event.ticket : null,
-    };
+    const unverified: Logged = { ...none, event: ingress.eventName(delivery.headers, delivery.body), deliveryId: ingress.deliveryId(delivery.headers, delivery.body) };
 
-    const verdict = ingress.verify(delivery.headers, delivery.rawBody, ingress.secretFor(config, project?.name ?? null));
+    const verdict = ingress.verify(delivery.headers, delivery.rawBody, ingress.secretFor(config, delivery.body));
     if (!signatureAccepted(verdict)) {
-      return log({ ...base, outcome: 'unauthorized', reason: `signature-${verdict}` }, answer.unauthorized(`signature ${verdict}`));
+      // Nothing more is taken from an unverified body: project and ticket stay unrecorded.
+      return log({ ...unverified, outcome: 'unauthorized', reason: `signature-${verdict}` }, answer.unauthorized(`signature ${verdict}`));
     }
 
-    if (base.deliveryId !== null) {
-      const reservation = await this.reserve(platform, base.deliveryId);
+    const event = ingress.parse(unverified.event, delivery.body, delivery.headers);
+    const project = event.kind === 'ignored' ? null : resolveProject(config, event);
+    const base: Logged = { ...unverified, project: project?.name ?? null, ticket: event.kind === 'ticket' ? event.ticket : null };
+    const judged = this.judge(event, project?.name ?? null, base);
+    if ('answer' in judged) return log(judged.entry, judged.answer);
+
+    // Only a delivery that is about to claim holds its id: judging again is cheap and has no effect.
+    const dedupeId = base.deliveryId === null ? null : `${base.project}:${base.deliveryId}`;
+    if (dedupeId !== null) {
+      const reservation = await this.reserve(platform, dedupeId);
       if (!reservation.first) {
         return log({ ...base, outcome: 'duplicate', reason: 'repeated delivery id' }, reservation.answer ?? answer.inFlight());
       }
     }
-    const [entry, result] = await this.decide(event.kind === 'ticket' ? event : null, event, project?.name ?? null, base);
-    if (base.deliveryId !== null) await this.dedupe.settle(platform, base.deliveryId, result).catch(() => undefined);
+    const [entry, result, remember] = await this.claim(judged.key, judged.pipeline, base);
+    if (dedupeId !== null) await this.dedupe.settle(platform, dedupeId, remember ? result : null).catch(() => undefined);
     return log(entry, result);
   }
 
-  private async decide(
-    ticketEvent: TicketEvent | null,
-    event: { kind: string; reason?: string },
-    projectName: string | null,
-    base: Logged,
-  ): Promise<[Logged, WebhookAnswer]> {
-    if (ticketEvent === null) {
+  /** The decision, without I/O: an answer now (filtered, rejected), or the claim to make. */
+  private judge(event: InboundEvent, projectName: string | null, base: Logged):
+    { entry: Logged; answer: WebhookAnswer } | { key: TicketKey; pipeline: string } {
+    if (event.kind !== 'ticket') {
       const reason = event.kind === 'ignored' ? (event.reason ?? 'ignored') : `${event.kind} events start nothing in this release`;
-      return [{ ...base, outcome: 'filtered', reason }, answer.filtered(reason)];
+      return { entry: { ...base, outcome: 'filtered', reason }, answer: answer.filtered(reason) };
     }
     const config = this.config.config;
     const project = projectName ? config.projects[projectName] ?? null : null;
-    const decision = decideTrigger(ticketEvent, project, config);
-    if (decision.verdict === 'filtered') return [{ ...base, outcome: 'filtered', reason: decision.reason }, answer.filtered(decision.reason)];
-    if (decision.verdict === 'rejected') return [{ ...base, outcome: 'Rejected', reason: decision.reason }, answer.rejected(decision.reason)];
+    const decision = decideTrigger(event, project, config);
+    if (decision.verdict === 'filtered') return { entry: { ...base, outcome: 'filtered', reason: decision.reason }, answer: answer.filtered(decision.reason) };
+    if (decision.verdict === 'rejected') return { entry: { ...base, outcome: 'Rejected', reason: decision.reason }, answer: answer.rejected(decision.reason) };
+    return { key: { platform: event.platform, project: projectName as string, ticket: event.ticket }, pipeline: decision.pipeline };
+  }
 
-    const key = { platform: ticketEvent.platform, project: projectName as string, ticket: ticketEvent.ticket };
+  /**
+   * The claim and its answer, and whether a repeat of this delivery id should get the same
+   * answer: yes when the database decided (Claimed, AlreadyClaimed); not when another delivery
+   * merely held the claim lock (that one may still fail) nor for answers asking for a retry.
+   */
+  private async claim(key: TicketKey, pipeline: string, base: Logged): Promise<[Logged, WebhookAnswer, boolean]> {
     try {
-      const claimed = await this.claims.claim(key, decision.pipeline);
+      const claimed = await this.claims.claim(key, pipeline);
       switch (claimed.outcome) {
         case 'Claimed':
-          return [{ ...base, outcome: 'Claimed', reason: decision.pipeline }, answer.accepted(key.ticket, key.project)];
+          return [{ ...base, outcome: 'Claimed', reason: pipeline }, answer.accepted(key.ticket, key.project), true];
         case 'AlreadyClaimed':
-          return [{ ...base, outcome: 'AlreadyClaimed', reason: null }, answer.alreadyClaimed(key.ticket)];
+          return [{ ...base, outcome: 'AlreadyClaimed', reason: claimed.byLock ? 'claim lock held' : null }, answer.alreadyClaimed(key.ticket), !claimed.byLock];
         case 'Failed':
-          return [{ ...base, outcome: 'Failed', reason: claimed.error }, answer.claimFailed(claimed.error)];
+          return [{ ...base, outcome: 'Failed', reason: claimed.error }, answer.claimFailed(claimed.error), false];
       }
     } catch (error) {
-      if (!(error instanceof StoreUnavailableError)) throw error;
-      this.logger.warn(`skipped ${key.project}/${key.ticket} (${key.platform}): ${error.message}; the platform will redeliver`);
-      return [{ ...base, outcome: 'skipped', reason: 'store-unavailable' }, answer.storeUnavailable()];
+      if (error instanceof StoreUnavailableError) {
+        this.logger.warn(`skipped ${describeTicket(key)}: ${error.message}; the platform will redeliver`);
+        return [{ ...base, outcome: 'skipped', reason: 'store-unavailable' }, answer.storeUnavailable(), false];
+      }
+      // Never Nest's JSON 500, never a delivery missing from the trigger log.
+      const message = (error as Error).message;
+      this.logger.error(`claim of ${describeTicket(key)} failed unexpectedly: ${(error as Error).stack ?? message}`);
+      return [{ ...base, outcome: 'Failed', reason: message }, answer.claimFailed(message), false];
     }
   }
 

@@ -1,12 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { eventually } from '../support/eventually.js';
 import { type TestDatabase, createTestDatabase } from '../support/test-database.js';
-import { deleteKeys, uniqueKeyPrefix } from '../support/test-store.js';
+import { type PrivateRedis, deleteKeys, startPrivateRedis, uniqueKeyPrefix } from '../support/test-store.js';
 import type { FindingsBody, HealthBody } from '../support/response-bodies.js';
 import { expectFindingsShape, expectHealthShape } from '../support/response-shapes.js';
 import { FIRST_ANSWER_LIMIT_MS, type ServerProcess, firstAnswers, freePort, getJson, startServer, tempDir } from '../support/server-process.js';
@@ -15,15 +13,11 @@ import { FIRST_ANSWER_LIMIT_MS, type ServerProcess, firstAnswers, freePort, getJ
 const dir = tempDir('e2e-unreachable');
 const servers: ServerProcess[] = [];
 let database: TestDatabase | null = null;
-let redisServer: ChildProcess | null = null;
+let redisServer: PrivateRedis | null = null;
 
 afterAll(async () => {
   await Promise.all(servers.map((s) => s.stop()));
-  if (redisServer && redisServer.exitCode === null) {
-    const gone = new Promise((done) => redisServer?.once('exit', done));
-    redisServer.kill('SIGKILL');
-    await gone;
-  }
+  await redisServer?.kill();
   await database?.drop();
   dir.remove();
 });
@@ -105,12 +99,8 @@ describe('KVSTORE_URL to a closed port, then the store comes up', () => {
     // The store stays away a while (the client has been retrying), then comes up on that port.
     await new Promise((done) => setTimeout(done, 5000));
     expect(subsystemState((await getJson<HealthBody>(`${server.baseUrl}/health`)).body, 'redis')).toBe('degraded');
-    redisServer = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], {
-      stdio: 'ignore',
-    });
-    const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => 50 });
-    probe.on('error', () => undefined);
-    await eventually(async () => ((await probe.ping()) === 'PONG' ? true : undefined), 10_000, 'redis-server to answer');
+    redisServer = await startPrivateRedis(port);
+    const probe = redisServer.client;
     const answeredAt = Date.now();
 
     const up = await eventually(async () => {
@@ -130,7 +120,6 @@ describe('KVSTORE_URL to a closed port, then the store comes up', () => {
     expect(server.output()).toMatch(/redis: degraded → up/);
 
     await deleteKeys(probe, keyPrefix);
-    probe.disconnect();
     await server.stop();
   });
 });

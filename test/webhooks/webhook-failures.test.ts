@@ -3,11 +3,14 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { githubExample } from '../fixtures/payload-fixtures.js';
 import { freePort } from '../support/server-process.js';
+import { type PrivateRedis, startPrivateRedis } from '../support/test-store.js';
+import { StoreConnectionService } from '../../src/store/store-connection.service.js';
 import {
   TEST_PIPELINES, TEST_PROJECTS, type Wire, adoUpdated, adoWire, githubLabeled, githubWire, gitlabIssueHook, gitlabWire, jiraUpdated, jiraWire,
 } from './support/deliveries.js';
 import {
-  type WebhookBench, adminQuery, allJobCount, bootServer, createWebhookBench, jobsFor, runsOf, ticketRow, triggerLogRows,
+  type WebhookBench, adminQuery, allJobCount, bootServer, createWebhookBench, eventually, holdBackgroundLeases, jobsFor, runsOf, ticketRow,
+  triggerLogRows,
 } from './support/webhook-harness.js';
 
 /**
@@ -75,6 +78,69 @@ describe('store down (KVSTORE_URL points at a closed port)', () => {
     } finally {
       await healthy.close();
     }
+  });
+});
+
+describe('the store drops under a running server', () => {
+  // Its own bench: a store re-check every 60 s, so only the connection's own events can tell the
+  // server the store went (the 1 s re-check of the other benches would hide a missed drop).
+  let dropBench: WebhookBench;
+  let privateRedis: PrivateRedis;
+  let app: NestFastifyApplication;
+
+  beforeAll(async () => {
+    dropBench = await createWebhookBench({ projects: TEST_PROJECTS, pipelines: TEST_PIPELINES, queue: { redis_retry_interval_seconds: 60 } });
+    privateRedis = await startPrivateRedis(await freePort());
+    await holdBackgroundLeases(privateRedis.client, dropBench.keyPrefix);
+    app = await bootServer(dropBench.environment({ KVSTORE_URL: privateRedis.url }));
+  });
+  afterAll(async () => {
+    await app?.close();
+    await privateRedis?.kill();
+    await dropBench?.cleanup();
+  });
+
+  it('answers 503 store_unavailable at once (not a 500), logged skipped/store-unavailable', async () => {
+    expect(await send(app, githubWire('issues', githubLabeled(801), { delivery: randomUUID() })))
+      .toEqual({ status: 202, body: 'Accepted: 801 in gh-main', contentType: TEXT });
+    await privateRedis.kill();
+    const client = app.get(StoreConnectionService).client;
+    await eventually(async () => (client?.status === 'ready' ? undefined : true), 5000, 'the server\'s store client to see the drop');
+
+    const delivery = randomUUID();
+    expect(await send(app, githubWire('issues', githubLabeled(802), { delivery })))
+      .toEqual({ status: 503, body: 'store_unavailable', contentType: TEXT });
+    expect(await ticketRow(dropBench.db, 'platform-a', 'gh-main', '802')).toBeNull();
+    const [log] = await triggerLogRows(dropBench.db, { delivery_id: delivery });
+    expect(log).toMatchObject({ ticket: '802', outcome: 'skipped', reason: 'store-unavailable', status_code: 503 });
+  });
+});
+
+describe('another delivery holds the claim lock', () => {
+  let app: NestFastifyApplication;
+
+  beforeAll(async () => {
+    app = await bootServer(bench.environment());
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('answers Already claimed without remembering it: a repeat of the delivery is judged again once the lock is free', async () => {
+    // Another delivery's claim of 704 is in progress (it may yet fail): its lock is held.
+    const lock = `${bench.keyPrefix}claim:platform-a:gh-main:704`;
+    await bench.redis.set(lock, 'another-delivery', 'PX', 30_000);
+    const delivery = randomUUID();
+    const wire = githubWire('issues', githubLabeled(704), { delivery });
+    expect(await send(app, wire)).toEqual({ status: 200, body: 'Already claimed: 704', contentType: TEXT });
+    expect(await runsOf(bench.db, 'platform-a', 'gh-main', '704')).toHaveLength(0);
+
+    // That claim failed and freed its lock; the platform (or an operator) redelivers this one.
+    await bench.redis.del(lock);
+    expect(await send(app, wire)).toEqual({ status: 202, body: 'Accepted: 704 in gh-main', contentType: TEXT });
+    expect(await runsOf(bench.db, 'platform-a', 'gh-main', '704')).toHaveLength(1);
+    const logs = await triggerLogRows(bench.db, { delivery_id: delivery }, 2);
+    expect(logs.map((l) => [l.outcome, l.reason])).toEqual([['AlreadyClaimed', 'claim lock held'], ['Claimed', 'code']]);
   });
 });
 

@@ -112,14 +112,17 @@ describe('platform A (GitHub)', () => {
     ['wrong secret', githubSignature('not-the-secret', JSON.stringify(githubLabeled(120)))],
     ['malformed', 'sha256=zz'],
     ['SHA-1 style', 'sha1=0123456789abcdef0123456789abcdef01234567'],
-  ] as const)('refuses a %s X-Hub-Signature-256 with 401 on both routes, before anything is claimed', async (_what, signature) => {
+  ] as const)('refuses a %s X-Hub-Signature-256 with 401 on both routes, before anything is claimed', async (what, signature) => {
+    const delivery = `unsigned-${what.replace(/\W/g, '-')}`;
     for (const route of ['/webhook', '/webhook/platform-a'] as const) {
-      const answer = await send(githubWire('issues', githubLabeled(120), { route, signature }));
+      const answer = await send(githubWire('issues', githubLabeled(120), { route, signature, delivery }));
       expect(answer.status).toBe(401);
       expect(answer.contentType).toBe(TEXT);
     }
     await expectNothingClaimed('platform-a', 'gh-main', '120');
-    await triggerLogRows(bench.db, { ticket: '120', outcome: 'unauthorized', status_code: 401 }, 2);
+    const logged = await triggerLogRows(bench.db, { delivery_id: delivery, outcome: 'unauthorized', status_code: 401 }, 2);
+    // Nothing but headers is taken from an unverified body: no project, no ticket.
+    expect(logged.map((row) => [row.event, row.project, row.ticket])).toEqual([['issues', null, null], ['issues', null, null]]);
   });
 
   it('refuses a signature over other bytes than the ones sent (the HMAC is over the raw body)', async () => {
@@ -337,6 +340,21 @@ describe('platform D (Jira)', () => {
     expect(answer.status).toBe(401);
     expect(answer.contentType).toBe(TEXT);
     await expectNothingClaimed('platform-d', 'jira-main', 'JRA-410');
+  });
+
+  it('refuses an unsigned delivery whose key names the secret project while fields.project names an open one', async () => {
+    const body = jiraUpdated('JRA-413', 'Ready for Agent');
+    (body['issue'] as Record<string, Record<string, unknown>>)['fields']!['project'] = { key: 'OPEN' };
+    const answer = await send(jiraWire(body, { signature: null }));
+    expect(answer.status).toBe(401);
+    await expectNothingClaimed('platform-d', 'jira-main', 'JRA-413');
+    await expectNothingClaimed('platform-d', 'jira-open', 'JRA-413');
+  });
+
+  it('refuses an unsigned delivery for a project with a secret even when it would start nothing (401, not Filtered)', async () => {
+    const body = { ...jiraUpdated('JRA-414'), webhookEvent: 'jira:issue_deleted' };
+    const answer = await send(jiraWire(body, { signature: null }));
+    expect(answer).toEqual({ status: 401, body: 'Unauthorized: signature missing', contentType: TEXT });
   });
 
   it('does not verify deliveries for a project without a secret', async () => {

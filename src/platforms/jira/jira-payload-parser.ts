@@ -1,8 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { type EventRoute, type InboundEvent, type TicketChange, ignored, ticketEvent } from '../inbound-event.js';
+import { type InboundEvent, type TicketChange, ignored, ticketEvent } from '../inbound-event.js';
 import { Platform } from '../platform.js';
 import { type JsonRecord, asRecord, at, list, str, text } from '../payload-reader.js';
 import { jiraDeliveryId } from './jira-delivery.js';
+import { canonicalJiraIssueKey, jiraProjectKeyOf } from './jira-issue-key.js';
 
 /**
  * Platform D (Jira Cloud / Data Center) payload → event (contract, "From real payloads to the
@@ -14,22 +15,31 @@ import { jiraDeliveryId } from './jira-delivery.js';
  * | `issue_updated` | changelog item `field: status` → `status` = `toString`; `field: labels` → `labels-added` = space-separated `toString` minus `fromString` |
  * | `comment_created` | ticket `comment` = `comment.body` |
  *
- * Ticket = `issue.key`; project key = `issue.fields.project.key`, else the key's prefix
- * (`BILL-12` → `BILL`, Jira keys are always `<PROJECT>-<number>`). Never throws.
+ * Ticket = `issue.key` in canonical (upper-case) form; anything that is not a Jira issue key is
+ * ignored (see `jira-issue-key.ts`). Project key = the key's prefix (`BILL-12` → `BILL`). A
+ * `fields.project.key` that names another project is ignored too: routing (and so the secret that
+ * verifies the delivery) must follow the ticket the claim is made on. Never throws.
  */
 export function parseJiraPayload(eventName: string | null, body: unknown, headers: IncomingHttpHeaders): InboundEvent {
   const payload = asRecord(body);
   if (payload === null) return ignored('body is not a JSON object');
   if (eventName === null) return ignored('no webhookEvent in the body');
   const issue = asRecord(payload['issue']);
-  const key = text(issue?.['key'])?.trim() ?? null;
-  if (issue === null || key === null) return ignored(`${eventName} without issue.key`);
+  const rawKey = text(issue?.['key'])?.trim() ?? null;
+  if (issue === null || rawKey === null) return ignored(`${shown(eventName)} without issue.key`);
+  const key = canonicalJiraIssueKey(rawKey);
+  if (key === null) return ignored(`issue.key ${shown(rawKey)} is not a Jira issue key`);
+  const projectKey = jiraProjectKeyOf(key);
+  const claimedProject = text(at(issue, 'fields', 'project', 'key'))?.trim();
+  if (claimedProject !== undefined && claimedProject.toUpperCase() !== projectKey) {
+    return ignored(`issue key ${key} does not belong to project ${shown(claimedProject)}`);
+  }
   const envelope = {
     platform: Platform.Jira,
     eventName,
     deliveryId: jiraDeliveryId(headers),
     ticket: key,
-    route: routeOf(issue, key),
+    route: { projectKey },
   };
 
   switch (eventName) {
@@ -46,7 +56,7 @@ export function parseJiraPayload(eventName: string | null, body: unknown, header
       return ticketEvent(envelope, [{ type: 'comment', body: commentBody, author: name }]);
     }
     default:
-      return ignored(`Jira event '${eventName}' is not used`);
+      return ignored(`Jira event '${shown(eventName)}' is not used`);
   }
 }
 
@@ -84,10 +94,18 @@ function splitLabels(value: unknown): string[] {
   return (str(value) ?? '').split(/\s+/).filter((label) => label !== '');
 }
 
-function routeOf(issue: JsonRecord, key: string): EventRoute {
-  const projectKey = text(at(issue, 'fields', 'project', 'key'))?.trim() ?? /^([A-Za-z][A-Za-z0-9_]*)-\d+$/.exec(key)?.[1];
-  return projectKey === undefined ? {} : { projectKey };
+/**
+ * Payload text inside a reason: as it is when it looks like a key or an event name, else short
+ * and JSON-quoted, so that control characters (a NUL, which PostgreSQL text refuses) and
+ * megabytes of attacker text never reach the answer or the trigger log as they are.
+ */
+function shown(value: string): string {
+  if (/^[\w:-]{1,64}$/.test(value)) return value;
+  const head = value.length > MAX_SHOWN ? value.slice(0, MAX_SHOWN) : value;
+  return `${JSON.stringify(head)}${head === value ? '' : '…'}`;
 }
+
+const MAX_SHOWN = 64;
 
 /**
  * Comment bodies are wiki-markup strings in webhook deliveries; an Atlassian Document Format

@@ -1,6 +1,7 @@
 import type { TriggerConfig } from '../../config/service-config.js';
 import { basicAuth, bearerAuth, TrackerHttp, type TrackerHttpOptions } from '../http/tracker-http.js';
 import { Platform } from '../platform.js';
+import { JIRA_ISSUE_KEY } from './jira-issue-key.js';
 import {
   assertLifecycleLabel,
   lifecycleLabelsToRemove,
@@ -168,7 +169,8 @@ export class JiraTrackerClient implements TrackerClient {
   }
 
   private issuePath(ticket: string): string {
-    if (!/^[A-Za-z][A-Za-z0-9_]*-\d+$|^\d+$/.test(ticket)) {
+    // An issue key, or Jira's numeric issue id.
+    if (!JIRA_ISSUE_KEY.test(ticket) && !/^\d{1,18}$/.test(ticket)) {
       throw new TrackerError(`not a Jira issue key: ${JSON.stringify(ticket)}`, this.platform, null, false);
     }
     return `rest/api/2/issue/${encodeURIComponent(ticket)}`;

@@ -53,13 +53,15 @@ export interface BenchOptions {
   projects: Record<string, unknown>;
   /** Command pipelines (`pipelines:`), beside the built-ins. */
   pipelines?: Record<string, { commands: string[]; timeout_seconds?: number }>;
+  /** `queue:` keys over the bench's (key prefix, 1 s store re-check). */
+  queue?: Record<string, unknown>;
 }
 
 export async function createWebhookBench(options: BenchOptions): Promise<WebhookBench> {
   const database = await createTestDatabase('webhooks_test');
   const keyPrefix = uniqueKeyPrefix('webhooks');
   const config = tempConfig('webhooks-test', {
-    queue: { key_prefix: keyPrefix, redis_retry_interval_seconds: 1 },
+    queue: { key_prefix: keyPrefix, redis_retry_interval_seconds: 1, ...options.queue },
     pipelines: options.pipelines ?? {},
     // Bounded, so runs wait for the capacity leader's admission (see holdBackgroundLeases).
     capacity: { cpu: 64, memory: '256Gi' },
@@ -101,7 +103,7 @@ export async function createWebhookBench(options: BenchOptions): Promise<Webhook
  * a claimed ticket stays exactly as the claim left it (Enqueued, its run queued, its request on
  * the queue) and the assertions see the claim's own effect, not the run engine's later work.
  */
-async function holdBackgroundLeases(redis: Redis, keyPrefix: string): Promise<void> {
+export async function holdBackgroundLeases(redis: Redis, keyPrefix: string): Promise<void> {
   for (const name of ['poller', 'housekeeping', 'capacity_queue']) {
     await redis.set(`${keyPrefix}leader:${name}`, 'another-replica:held-by-the-webhook-tests', 'PX', 3_600_000);
   }

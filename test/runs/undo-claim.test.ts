@@ -1,0 +1,75 @@
+import type { INestApplicationContext } from '@nestjs/common';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Platform } from '../../src/platforms/platform.js';
+import { LifecycleTrigger } from '../../src/tickets/lifecycle.js';
+import type { TicketKey } from '../../src/tickets/ticket-key.js';
+import { type ClaimedTicket, TicketLifecycleService } from '../../src/tickets/ticket-lifecycle.service.js';
+import { bootClaimContext } from './support/run-test-app.js';
+import { type RunTestSetup, createRunTestSetup } from './support/run-test-setup.js';
+
+/**
+ * Undoing a claim whose push reported an error (ClaimService): the push may have reached the
+ * queue after all and its run started, so the undo applies only to an untouched claim.
+ */
+let setup: RunTestSetup;
+let context: INestApplicationContext;
+let lifecycle: TicketLifecycleService;
+
+beforeAll(async () => {
+  setup = await createRunTestSetup();
+  context = await bootClaimContext(setup.env);
+  lifecycle = context.get(TicketLifecycleService);
+}, 60_000);
+
+afterAll(async () => {
+  await context?.close();
+  await setup?.cleanup();
+});
+
+const key = (ticket: string): TicketKey => ({ platform: Platform.GitHub, project: 'solo', ticket });
+
+async function claim(ticket: string): Promise<ClaimedTicket> {
+  const result = await lifecycle.claim(key(ticket), 'instant');
+  if (result.outcome !== 'Claimed') throw new Error(`${ticket} was not claimed`);
+  return result;
+}
+
+async function ticketRow(ticket: string) {
+  const { rows } = await setup.db.query<{ state: string; run_id: string | null }>(
+    'SELECT state, run_id FROM tickets WHERE platform = $1 AND project = $2 AND ticket = $3', [Platform.GitHub, 'solo', ticket]);
+  return rows[0] ?? null;
+}
+
+async function runStates(ticket: string): Promise<Record<string, string>> {
+  const { rows } = await setup.db.query<{ id: string; state: string }>('SELECT id, state FROM runs WHERE ticket = $1', [ticket]);
+  return Object.fromEntries(rows.map((r) => [r.id, r.state]));
+}
+
+describe('undoClaim', () => {
+  it('undoes an untouched claim: its run goes, and a ticket first seen by the claim goes with it', async () => {
+    const claimed = await claim('undo-1');
+    expect(await lifecycle.undoClaim(key('undo-1'), claimed)).toBe(true);
+    expect(await ticketRow('undo-1')).toBeNull();
+    expect(await runStates('undo-1')).toEqual({});
+  });
+
+  it('keeps a claim whose run has started (its push reached the queue after all): no second live run can follow', async () => {
+    const claimed = await claim('undo-2');
+    expect(await lifecycle.transition(claimed.runId, LifecycleTrigger.Dequeue)).not.toBeNull();
+    expect(await lifecycle.undoClaim(key('undo-2'), claimed)).toBe(false);
+    expect(await ticketRow('undo-2')).toEqual({ state: 'in_progress', run_id: claimed.runId });
+    expect(await runStates('undo-2')).toEqual({ [claimed.runId]: 'running' });
+    expect((await lifecycle.claim(key('undo-2'), 'instant')).outcome).toBe('AlreadyClaimed');
+  });
+
+  it('returns a ticket that had ended to where it was, with its earlier run', async () => {
+    const first = await claim('undo-3');
+    await lifecycle.transition(first.runId, LifecycleTrigger.Dequeue);
+    await lifecycle.transition(first.runId, LifecycleTrigger.Succeed);
+    const second = await claim('undo-3');
+    expect(second.previous).toEqual({ state: 'done', runId: first.runId });
+    expect(await lifecycle.undoClaim(key('undo-3'), second)).toBe(true);
+    expect(await ticketRow('undo-3')).toEqual({ state: 'done', run_id: first.runId });
+    expect(await runStates('undo-3')).toEqual({ [first.runId]: 'succeeded' });
+  });
+});
