@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Public } from '../auth/public.decorator.js';
 import { isPlatform } from '../platforms/platform.js';
 import { type WebhookAnswer, answer } from './webhook-answer.js';
+import { MalformedBody } from './webhook-body-parser.js';
 import { type Delivery, WebhookService } from './webhook.service.js';
 
 /**
@@ -38,9 +39,7 @@ export class WebhookController {
     if (req.rawBody === undefined && !isEmptyBody(req.body)) {
       return answer.unsupportedMediaType(`send ${JSON_TYPE} or ${FORM_TYPE}; signatures are checked over the raw body, which is kept only for those`);
     }
-    const body = formPayload(req);
-    if (!body.ok) return answer.badRequest(body.error);
-    return this.webhooks.receive({ platform, headers: req.headers, rawBody: req.rawBody ?? Buffer.alloc(0), body: body.value });
+    return this.webhooks.receive({ platform, headers: req.headers, rawBody: req.rawBody ?? Buffer.alloc(0), body: formPayload(req) });
   }
 }
 
@@ -56,14 +55,17 @@ function mediaType(req: FastifyRequest): string {
   return (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
-/** GitHub can deliver `application/x-www-form-urlencoded` with the JSON in a `payload` field. */
-function formPayload(req: FastifyRequest): { ok: true; value: unknown } | { ok: false; error: string } {
+/**
+ * GitHub can deliver `application/x-www-form-urlencoded` with the JSON in a `payload` field. A
+ * form without one is a MalformedBody: refused with 400 only once its signature held.
+ */
+function formPayload(req: FastifyRequest): unknown {
   const body = req.body as Record<string, unknown> | undefined;
-  if (mediaType(req) !== FORM_TYPE) return { ok: true, value: body };
-  if (typeof body?.payload !== 'string') return { ok: false, error: 'a form-encoded delivery needs a payload field' };
+  if (mediaType(req) !== FORM_TYPE) return body;
+  if (typeof body?.payload !== 'string') return new MalformedBody('a form-encoded delivery needs a payload field');
   try {
-    return { ok: true, value: JSON.parse(body.payload) };
-  } catch {
-    return { ok: false, error: 'the payload field is not JSON' };
+    return JSON.parse(body.payload);
+  } catch (error) {
+    return new MalformedBody(`the payload field is not valid JSON: ${(error as Error).message}`);
   }
 }

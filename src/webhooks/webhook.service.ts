@@ -14,6 +14,7 @@ import { resolveProject } from './project-resolver.js';
 import { type TriggerLogEntry, TriggerLogService } from './trigger-log.service.js';
 import { decideTrigger } from './trigger-decision.js';
 import { type WebhookAnswer, answer } from './webhook-answer.js';
+import { MalformedBody } from './webhook-body-parser.js';
 
 export interface Delivery {
   /** From the route; null on `POST /webhook` (detected from headers and body). */
@@ -63,6 +64,9 @@ export class WebhookService {
       return log({ ...unverified, outcome: 'unauthorized', reason: `signature-${verdict}` }, answer.unauthorized(`signature ${verdict}`));
     }
 
+    if (delivery.body instanceof MalformedBody) {
+      return log({ ...unverified, reason: 'malformed-body' }, answer.badRequest(delivery.body.reason));
+    }
     const event = ingress.parse(unverified.event, delivery.body, delivery.headers);
     const project = event.kind === 'ignored' ? null : resolveProject(config, event);
     const base: Logged = { ...unverified, project: project?.name ?? null, ticket: event.kind === 'ticket' ? event.ticket : null };

@@ -90,6 +90,12 @@ describe('the form media type is compared case-insensitively, parameters ignored
     const answer = await send({ ...wire, payload, headers: { ...wire.headers, 'content-type': 'Application/X-WWW-Form-Urlencoded' } });
     expect(answer).toEqual({ status: 400, body: 'Bad request: a form-encoded delivery needs a payload field', contentType: TEXT });
   });
+
+  it('an unsigned form without a payload field: 401, the secret is checked first', async () => {
+    const wire = githubWire('issues', githubLabeled(815), { signature: null });
+    const answer = await send({ ...wire, payload: 'action=labeled', headers: { ...wire.headers, 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(answer).toEqual({ status: 401, body: 'Unauthorized: signature missing', contentType: TEXT });
+  });
 });
 
 describe('payload text in answers is bounded', () => {

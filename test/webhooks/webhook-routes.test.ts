@@ -390,15 +390,20 @@ describe('platform D (Jira)', () => {
 describe('malformed deliveries', () => {
   let nextTicket = 500;
   it.each([
-    ['/webhook/platform-a', { 'X-GitHub-Event': 'issues', 'X-Hub-Signature-256': githubSignature(SECRETS.platformA, '{"action": "labeled",') }],
-    ['/webhook', { 'X-GitHub-Event': 'issues' }],
-    ['/webhook/platform-b', { 'X-Gitlab-Event': 'Issue Hook', 'X-Gitlab-Token': SECRETS.platformB }],
-    ['/webhook/platform-c', { Authorization: basicAuth('u', SECRETS.platformC) }],
-    ['/webhook/platform-d', {}],
-  ])('answers malformed JSON on %s with a 4xx, never a 5xx, and keeps serving', async (url, headers) => {
-    const answer = await send({ url, headers: { 'content-type': 'application/json', ...headers }, payload: '{"action": "labeled",' });
-    expect(answer.status).toBeGreaterThanOrEqual(400);
-    expect(answer.status).toBeLessThan(500);
+    ['/webhook/platform-a', 'signed', { 'X-GitHub-Event': 'issues', 'X-Hub-Signature-256': githubSignature(SECRETS.platformA, '{"action": "labeled",') }, 400],
+    ['/webhook/platform-a', 'unsigned', { 'X-GitHub-Event': 'issues' }, 401],
+    ['/webhook', 'unsigned', { 'X-GitHub-Event': 'issues' }, 401],
+    ['/webhook/platform-b', 'with its token', { 'X-Gitlab-Event': 'Issue Hook', 'X-Gitlab-Token': SECRETS.platformB }, 400],
+    ['/webhook/platform-b', 'without its token', { 'X-Gitlab-Event': 'Issue Hook' }, 401],
+    ['/webhook/platform-c', 'with its credential', { Authorization: basicAuth('u', SECRETS.platformC) }, 400],
+    ['/webhook/platform-c', 'without its credential', {}, 401],
+    ['/webhook/platform-d', 'routing to no project (nothing to verify)', {}, 400],
+  ] as const)('answers malformed JSON on %s %s with %i (the secret is checked first), never a 5xx, and keeps serving', async (url, _how, headers, status) => {
+    const delivery = randomUUID();
+    const answer = await send({ url, headers: { 'content-type': 'application/json', 'X-GitHub-Delivery': delivery, ...headers }, payload: '{"action": "labeled",' });
+    expect(answer.status).toBe(status);
+    expect(answer.contentType).toBe(TEXT);
+    if (status === 400) expect(answer.body).toMatch(/^Bad request: the body is not valid JSON: /);
     nextTicket += 1;
     const next = await send(githubWire('issues', githubLabeled(nextTicket)));
     expect(next).toEqual({ status: 202, body: `Accepted: ${nextTicket} in gh-main`, contentType: TEXT });
