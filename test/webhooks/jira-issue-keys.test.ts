@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_PIPELINES, TEST_PROJECTS, type Wire, jiraUpdated, jiraWire } from './support/deliveries.js';
-import { type WebhookBench, bootServer, createWebhookBench, githubSignature, runsOf, triggerLogRows } from './support/webhook-harness.js';
+import { type WebhookBench, type WebhookReply, bootServer, createWebhookBench, githubSignature, runsOf, sendWire, triggerLogRows } from './support/webhook-harness.js';
 
 /**
  * Jira issue keys through the real server: one Jira issue is one ticket whatever the key's case,
@@ -33,10 +33,7 @@ const TEXT = 'text/plain; charset=utf-8';
 let bench: WebhookBench;
 let app: NestFastifyApplication;
 
-async function send(wire: Wire): Promise<{ status: number; body: string; contentType: unknown }> {
-  const response = await app.inject({ method: 'POST', url: wire.url, headers: wire.headers, payload: wire.payload });
-  return { status: response.statusCode, body: response.body, contentType: response.headers['content-type'] };
-}
+const send = (wire: Wire): Promise<WebhookReply> => sendWire(app, wire);
 
 /** The documented example moved to `Ready for Agent`, for `key`, optionally naming `fields.project.key`. */
 function readyForAgent(key: string, projectKey?: string): Record<string, unknown> {

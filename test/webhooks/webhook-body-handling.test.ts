@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_PIPELINES, TEST_PROJECTS, type Wire, githubLabeled, githubWire, jiraUpdated, jiraWire } from './support/deliveries.js';
-import { SECRETS, type WebhookBench, bootServer, createWebhookBench, githubSignature, runsOf } from './support/webhook-harness.js';
+import { SECRETS, type WebhookBench, type WebhookReply, bootServer, createWebhookBench, githubSignature, runsOf, sendWire } from './support/webhook-harness.js';
 
 /**
  * How the real server reads a delivery's body: signatures are checked over the bytes received
@@ -20,10 +20,7 @@ const UNSUPPORTED = {
 let bench: WebhookBench;
 let app: NestFastifyApplication;
 
-async function send(wire: Wire): Promise<{ status: number; body: string; contentType: unknown }> {
-  const response = await app.inject({ method: 'POST', url: wire.url, headers: wire.headers, payload: wire.payload });
-  return { status: response.statusCode, body: response.body, contentType: response.headers['content-type'] };
-}
+const send = (wire: Wire): Promise<WebhookReply> => sendWire(app, wire);
 
 /** A GitHub delivery of `issues` labeled `bug` on issue `number`, as `contentType`, signed over `signedBytes` (default: the bytes sent). */
 function githubAs(contentType: string, number: number, signedBytes?: string): Wire {

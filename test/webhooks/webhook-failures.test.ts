@@ -10,7 +10,7 @@ import {
 } from './support/deliveries.js';
 import {
   type WebhookBench, adminQuery, allJobCount, bootServer, createWebhookBench, eventually, holdBackgroundLeases, jobsFor, runsOf, ticketRow,
-  triggerLogRows,
+  triggerLogRows, sendWire,
 } from './support/webhook-harness.js';
 
 /**
@@ -21,10 +21,7 @@ import {
 let bench: WebhookBench;
 const TEXT = 'text/plain; charset=utf-8';
 
-async function send(app: NestFastifyApplication, wire: Wire): Promise<{ status: number; body: string; contentType: unknown }> {
-  const response = await app.inject({ method: 'POST', url: wire.url, headers: wire.headers, payload: wire.payload });
-  return { status: response.statusCode, body: response.body, contentType: response.headers['content-type'] };
-}
+const send = sendWire;
 
 beforeAll(async () => {
   bench = await createWebhookBench({ projects: TEST_PROJECTS, pipelines: TEST_PIPELINES });

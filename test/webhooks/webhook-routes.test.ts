@@ -8,7 +8,7 @@ import {
   jiraCommented, jiraUpdated, jiraWire,
 } from './support/deliveries.js';
 import {
-  SECRETS, type WebhookBench, basicAuth, bootServer, createWebhookBench, githubSignature, jobsFor, runsOf, ticketRow, triggerLogRows,
+  SECRETS, type WebhookBench, basicAuth, bootServer, createWebhookBench, githubSignature, jobsFor, runsOf, ticketRow, triggerLogRows, type WebhookReply, sendWire,
 } from './support/webhook-harness.js';
 
 /**
@@ -20,17 +20,8 @@ let app: NestFastifyApplication;
 
 const TEXT = 'text/plain; charset=utf-8';
 
-interface Answer {
-  status: number;
-  body: string;
-  contentType: string | undefined;
-}
 
-async function send(wire: Wire): Promise<Answer> {
-  const response = await app.inject({ method: 'POST', url: wire.url, headers: wire.headers, payload: wire.payload });
-  const type = response.headers['content-type'];
-  return { status: response.statusCode, body: response.body, contentType: typeof type === 'string' ? type : undefined };
-}
+const send = (wire: Wire): Promise<WebhookReply> => sendWire(app, wire);
 
 /** The claim's whole effect: ticket Enqueued with one live (queued) run, and that run's request on the queue. */
 async function expectClaimed(platform: string, project: string, ticket: string, pipeline: string): Promise<string> {

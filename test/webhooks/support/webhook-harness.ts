@@ -8,6 +8,7 @@ import { DatabaseService } from '../../../src/database/database.service.js';
 import { PIPELINE_QUEUE } from '../../../src/runs/pipeline-request.js';
 import { StoreConnectionService } from '../../../src/store/store-connection.service.js';
 import { eventually } from '../../support/eventually.js';
+import type { Wire } from './deliveries.js';
 import { createTestDatabase } from '../../support/test-database.js';
 import { REDIS_URL, deleteKeys, uniqueKeyPrefix } from '../../support/test-store.js';
 import { tempConfig } from '../../support/temp-config.js';
@@ -189,4 +190,18 @@ export async function jobsFor(queue: Queue, runId: string): Promise<number> {
 export async function allJobCount(queue: Queue): Promise<number> {
   const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children', 'completed', 'failed');
   return Object.values(counts).reduce((sum, n) => sum + n, 0);
+}
+
+/** What a delivery got back: status, text body and content type. */
+export interface WebhookReply {
+  status: number;
+  body: string;
+  contentType: string | undefined;
+}
+
+/** POSTs a delivery through `inject` (the real routes, guards and parsers). */
+export async function sendWire(app: NestFastifyApplication, wire: Wire): Promise<WebhookReply> {
+  const response = await app.inject({ method: 'POST', url: wire.url, headers: wire.headers, payload: wire.payload });
+  const type = response.headers['content-type'];
+  return { status: response.statusCode, body: response.body, contentType: typeof type === 'string' ? type : undefined };
 }
