@@ -11,8 +11,9 @@ import { TrackerError } from '../tracker-client.js';
  * one shared retry/back-off policy rather than four; and it keeps four dependency trees out.
  *
  * Behaviour:
- * - base URL + path joined; an absolute URL (a `Link: rel="next"`) is only followed on the
- *   base URL's origin, so the credential never travels to another host;
+ * - base URL + path joined; every request URL, however spelled (an absolute `Link: rel="next"`,
+ *   `http:/host`, `\\host`, …), is resolved first and sent only when it lands on the base
+ *   URL's origin and under its path, so the credential never travels to another host;
  * - the auth header is injected per request; every error message is scrubbed of the secret,
  *   its base64 form and the header value;
  * - each attempt has its own timeout (`AbortSignal.timeout`);
@@ -161,15 +162,29 @@ export class TrackerHttp {
     return doFetch(url, { method: req.method, headers, body, signal: AbortSignal.timeout(this.opts.timeoutMs), redirect: 'manual' });
   }
 
+  /**
+   * The request's URL: `path` resolved against the base URL, then checked. Whatever the spelling
+   * (`http:/host`, `\\host`, `/\host`, a leading tab or space, an upper-case scheme, userinfo),
+   * the URL that would actually be fetched must be on the base URL's origin, under its path and
+   * without userinfo; otherwise nothing is sent. `path` may come from a response (`Link:
+   * rel="next"`), i.e. from whoever answers for the tracker host, so it is never trusted.
+   */
   private resolve(req: TrackerRequest): URL {
     let url: URL;
-    if (/^https?:\/\//i.test(req.path)) {
-      url = new URL(req.path);
-      if (url.origin !== this.base.origin) {
-        throw this.fail(`refusing to send credentials to another origin: ${url.origin}`, null, false);
-      }
-    } else {
+    try {
+      // Leading slashes mean "from the base URL" (as documented), not "from the host's root".
       url = new URL(req.path.replace(/^\/+/, ''), this.base);
+    } catch {
+      throw this.fail(`refusing an unparsable request URL ${describePath(req.path)}`, null, false);
+    }
+    if (url.origin !== this.base.origin || url.origin === 'null') {
+      throw this.fail(`refusing to send credentials to another origin: ${url.origin} (request URL ${describePath(req.path)}; configured ${this.base.origin})`, null, false);
+    }
+    if (!url.pathname.startsWith(this.base.pathname)) {
+      throw this.fail(`refusing to send credentials outside the configured base URL ${this.base.href}: ${url.pathname}`, null, false);
+    }
+    if (url.username !== '' || url.password !== '') {
+      throw this.fail(`refusing a request URL with userinfo: ${describePath(req.path)}`, null, false);
     }
     for (const [key, value] of Object.entries(req.query ?? {})) {
       if (value !== undefined && value !== null) url.searchParams.set(key, String(value));
@@ -239,6 +254,12 @@ async function parseBody(res: Response): Promise<unknown> {
     }
   }
   return text;
+}
+
+/** A path or URL from the outside, quoted and clipped for an error message (no userinfo shown). */
+function describePath(path: string): string {
+  const clipped = path.length > 200 ? `${path.slice(0, 200)}…` : path;
+  return JSON.stringify(clipped.replace(/\/\/[^/@\s]*@/g, '//…@'));
 }
 
 /** A short, human part of an error body: `message`, Jira `errorMessages`, else the text. */
