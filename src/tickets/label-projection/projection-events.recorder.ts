@@ -7,48 +7,184 @@ export const LABEL_PROJECTION_EVENT_KIND = 'label-projection';
 
 /** Events kept per run while the database is away; older ones are dropped first. */
 const MAX_DEFERRED_PER_RUN = 20;
+/** Runs with events kept while the database is away; the oldest run's events go first. */
+const MAX_DEFERRED_RUNS = 256;
+/** Longest event text kept (characters); a longer one is clipped. */
+const MAX_TEXT_CHARS = 2_000;
+/** Consecutive failures of one run's write (database reachable) after which its events are dropped. */
+const MAX_RUN_FAILURES = 3;
+
+interface DeferredEvent {
+  at: Date;
+  text: string;
+}
 
 /**
  * Makes projection problems visible on the run: rows of kind `label-projection` in `run_events`,
  * numbered from the run's counter like every other event. Best effort: what cannot be stored
  * while the database is away waits in memory; a failure is logged, never thrown.
+ *
+ * Memory stays bounded: at most `MAX_DEFERRED_RUNS` runs × `MAX_DEFERRED_PER_RUN` events ×
+ * `MAX_TEXT_CHARS` characters. Texts are made storable first (NUL bytes, which PostgreSQL refuses
+ * in `text`, are replaced; long texts are clipped). Runs are written one by one: a run whose
+ * write fails for a reason of its own (a data error, not the database being away) does not hold
+ * back the others, and after `MAX_RUN_FAILURES` consecutive failures its events are dropped with
+ * one warning.
  */
 @Injectable()
 export class ProjectionEventsRecorder {
   private readonly logger = new Logger('LabelProjection');
-  private readonly deferred = new Map<string, { at: Date; text: string }[]>();
+  private readonly deferred = new Map<string, DeferredEvent[]>();
+  /** Consecutive run-specific write failures, per run with events still deferred. */
+  private readonly failures = new Map<string, number>();
+  /** The run whose batch is being written (taken out of `deferred` meanwhile). */
+  private writing: string | null = null;
+  /** Events dropped because too many runs were waiting, not yet reported. */
+  private evicted = { runs: 0, events: 0 };
   private chain: Promise<void> = Promise.resolve();
+  /** The queued pass that has not started yet, if any. */
+  private nextPass: Promise<void> | null = null;
 
   constructor(private readonly db: DatabaseService) {}
 
   /** Queues `text` as an event of run `runId` (returns at once). */
   record(runId: string, text: string): void {
-    const list = this.deferred.get(runId) ?? [];
-    list.push({ at: new Date(), text });
+    let list = this.deferred.get(runId);
+    if (!list) {
+      list = [];
+      this.deferred.set(runId, list);
+      this.evictOverflow();
+    }
+    list.push({ at: new Date(), text: storableText(text) });
     if (list.length > MAX_DEFERRED_PER_RUN) list.splice(0, list.length - MAX_DEFERRED_PER_RUN);
-    this.deferred.set(runId, list);
     void this.flush();
   }
 
-  /** Writes what can be written now; resolves when done (for shutdown and tests). */
+  /**
+   * Writes what can be written now; resolves when done (for shutdown and tests). Calls made
+   * before the next pass starts share it, so a burst of `record`s is one attempt, not many.
+   */
   flush(): Promise<void> {
-    this.chain = this.chain.then(() => this.writeAll()).catch((error: Error) => {
+    if (this.nextPass) return this.nextPass;
+    const pass = this.chain.then(() => {
+      this.nextPass = null; // from here on, what is recorded needs another pass
+      return this.writeAll();
+    }).catch((error: Error) => {
       this.logger.warn(`label-projection events could not be stored: ${error.message}`);
     });
-    return this.chain;
+    this.nextPass = pass;
+    this.chain = pass;
+    return pass;
   }
 
-  /** Runs with events still waiting (the database is away). */
+  /** Runs with events still waiting (the database is away, or their write keeps failing). */
   get pendingRuns(): string[] {
-    return [...this.deferred.keys()];
+    const runs = [...this.deferred.keys()];
+    return this.writing !== null && !this.deferred.has(this.writing) ? [this.writing, ...runs] : runs;
   }
 
   private async writeAll(): Promise<void> {
     if (!this.db.isReady) return;
-    for (const [runId, events] of [...this.deferred]) {
-      // A run that no longer exists stores nothing; its events are dropped with it.
-      await insertRunEvents(this.db.dataSource, runId, events.map((e) => ({ at: e.at, kind: LABEL_PROJECTION_EVENT_KIND, sandbox: null, text: e.text })));
+    for (const runId of [...this.deferred.keys()]) {
+      const batch = this.deferred.get(runId);
+      if (!batch) continue; // evicted meanwhile
+      // Taken out while written: what `record` adds meanwhile starts a fresh list, kept on failure.
       this.deferred.delete(runId);
+      this.writing = runId;
+      try {
+        // A run that no longer exists stores nothing; its events are dropped with it.
+        await insertRunEvents(this.db.dataSource, runId, batch.map((e) => ({ at: e.at, kind: LABEL_PROJECTION_EVENT_KIND, sandbox: null, text: e.text })));
+        this.failures.delete(runId);
+      } catch (error) {
+        this.putBack(runId, batch);
+        // The database is away (or busy): nothing is wrong with this run; stop here and keep
+        // everything for the next flush. The run goes to the back, so the next pass starts elsewhere.
+        if (databaseAway(error)) throw error;
+        this.runFailed(runId, error as Error);
+      } finally {
+        this.writing = null;
+      }
+    }
+    this.reportEvicted();
+  }
+
+  /** Returns a batch that was not stored, ahead of what was recorded meanwhile, at the back of the queue. */
+  private putBack(runId: string, batch: DeferredEvent[]): void {
+    const merged = [...batch, ...(this.deferred.get(runId) ?? [])];
+    if (merged.length > MAX_DEFERRED_PER_RUN) merged.splice(0, merged.length - MAX_DEFERRED_PER_RUN);
+    this.deferred.delete(runId);
+    this.deferred.set(runId, merged);
+    this.evictOverflow();
+  }
+
+  private runFailed(runId: string, error: Error): void {
+    const count = (this.failures.get(runId) ?? 0) + 1;
+    const reason = clip(error.message.replace(/\s+/g, ' '), 300);
+    if (count < MAX_RUN_FAILURES) {
+      this.failures.set(runId, count);
+      this.logger.debug(`label-projection events of run ${runId} not stored (attempt ${count} of ${MAX_RUN_FAILURES}): ${reason}`);
+      return;
+    }
+    const dropped = this.deferred.get(runId)?.length ?? 0;
+    this.deferred.delete(runId);
+    this.failures.delete(runId);
+    this.logger.warn(`dropped ${dropped} label-projection event(s) of run ${runId}: not stored after ${count} attempts: ${reason}`);
+  }
+
+  /** Keeps at most `MAX_DEFERRED_RUNS` runs waiting, dropping the oldest queued first. */
+  private evictOverflow(): void {
+    while (this.deferred.size > MAX_DEFERRED_RUNS) {
+      const oldest = this.deferred.keys().next().value as string;
+      if (this.evicted.runs === 0) {
+        this.logger.warn(`more than ${MAX_DEFERRED_RUNS} runs have label-projection events waiting; dropping the oldest runs' events (a count follows once events are stored again)`);
+      }
+      this.evicted.runs++;
+      this.evicted.events += this.deferred.get(oldest)?.length ?? 0;
+      this.deferred.delete(oldest);
+      this.failures.delete(oldest);
     }
   }
+
+  private reportEvicted(): void {
+    if (this.evicted.runs === 0) return;
+    this.logger.warn(`dropped ${this.evicted.events} label-projection event(s) of ${this.evicted.runs} run(s) while too many runs were waiting`);
+    this.evicted = { runs: 0, events: 0 };
+  }
+}
+
+/** PostgreSQL refuses NUL in `text`; a tracker's response body can carry one. Long texts are clipped. */
+function storableText(text: string): string {
+  return clip(text.replace(/\0/g, '\uFFFD'), MAX_TEXT_CHARS);
+}
+
+function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let cut = max - 1;
+  // Do not split a surrogate pair.
+  if (/[\uD800-\uDBFF]/.test(text.charAt(cut - 1))) cut--;
+  return `${text.slice(0, cut)}…`;
+}
+
+/**
+ * Whether a failed write says the database is away or busy (nothing to do with the run), rather
+ * than refusing this run's data. No SQLSTATE (connection refused or reset, pool timeout, the
+ * service's own 503), or a class of connection (08), transaction state (25, a read-only standby),
+ * authorisation (28), catalog (3D, the database is gone), rollback (40), resources (53), lock
+ * (55), operator (57), system (58) or internal (XX) trouble. Anything else (22 data, 23
+ * integrity, 54 limits, …) is this run's own.
+ */
+function databaseAway(error: unknown): boolean {
+  const code = sqlState(error);
+  return code === null || /^(08|25|28|3D|40|53|55|57|58|XX)/.test(code);
+}
+
+/** The SQLSTATE of an error PostgreSQL answered (pg's `DatabaseError`, also inside TypeORM's `QueryFailedError`). */
+function sqlState(error: unknown): string | null {
+  const e = error as { driverError?: unknown } | null;
+  for (const candidate of [e, e?.driverError]) {
+    const { code, severity } = (candidate ?? {}) as { code?: unknown; severity?: unknown };
+    // Node's own errors carry codes too (`EPIPE`, `ECONNRESET`); only the server's come with a severity.
+    if (typeof severity === 'string' && typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code;
+  }
+  return null;
 }
