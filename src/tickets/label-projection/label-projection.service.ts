@@ -212,6 +212,14 @@ export class LabelProjectionService implements OnModuleInit, OnApplicationShutdo
     const done = entry.doneStatus;
     if (!done) return;
     try {
+      // A retry may come after the ticket was triggered again (perhaps on another replica, whose
+      // transitions this entry never hears): the done status belongs to that run's Done only.
+      const now = await this.lifecycle.find(entry.key);
+      if (now?.state !== TicketState.Done || now.runId !== done.runId) {
+        if (entry.doneStatus === done) entry.doneStatus = null;
+        this.logger.log(`${describeTicket(entry.key)}: status ${done.status} not set: the ticket moved on from run ${done.runId}`);
+        return;
+      }
       await this.limiter.take(tracker.platform, tracker.host);
       await tracker.client.setStatus(entry.key.ticket, done.status);
       if (entry.doneStatus === done) entry.doneStatus = null;

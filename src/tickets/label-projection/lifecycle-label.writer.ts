@@ -24,8 +24,8 @@ export type LabelWriteResult =
  *   `svc:labellock:<platform>:<project>:<ticket>`; a held lock → `PreconditionFailed`.
  * A precondition failure re-reads (the ticket, and the state to write) and tries again, a bounded
  * number of rounds. The state written is asked for on every round (`stateNow`: the database's
- * current state), so a late writer never puts back an older state. Foreign labels are kept as
- * read; a ticket already carrying exactly the wanted label is not written.
+ * current state) and once more after a write, so a late writer never leaves an older state
+ * behind. Foreign labels are kept as read; a ticket already carrying the wanted label is not written.
  */
 @Injectable()
 export class LifecycleLabelWriter {
@@ -46,13 +46,18 @@ export class LifecycleLabelWriter {
   private async conditionalRounds(tracker: ProjectTracker, key: TicketKey, stateNow: () => Promise<TicketState>): Promise<LabelWriteResult> {
     const rounds = 1 + Math.max(0, this.options.preconditionRetries);
     for (let round = 1; round <= rounds; round++) {
-      const label = lifecycleLabel(await stateNow());
+      // The ticket first, then the state: a conditional write (A, C) then also fails when another
+      // writer put a newer state on the ticket after our state was read.
       const read = await tracker.client.readTicket(key.ticket);
+      const label = lifecycleLabel(await stateNow());
       const present = read.labels.filter(isLifecycleLabel);
       if (present.length === 1 && present[0] === label) return { outcome: 'Unchanged', label };
       await this.limiter.take(tracker.platform, tracker.host);
       const result = await tracker.client.replaceLifecycleLabel(key.ticket, label, read);
-      if (result.outcome === 'Updated') return { outcome: 'Updated', label, rounds: round };
+      if (result.outcome !== 'Updated') continue;
+      // B's writes are unconditional and D's lock can expire during a slow write: a state committed
+      // meanwhile (whose own writer may already have finished) is written in another round.
+      if (lifecycleLabel(await stateNow()) === label) return { outcome: 'Updated', label, rounds: round };
     }
     return { outcome: 'PreconditionFailed', reason: `the ticket changed between read and write ${rounds} times in a row` };
   }
