@@ -43,9 +43,16 @@ export class HeartbeatService implements OnApplicationShutdown {
   }
 
   async start(runId: string): Promise<void> {
-    this.runs.add(runId);
+    // Ownership first: a run whose ownership was never recorded must not be kept beating.
     await this.records.takeOwnership(runId, this.instance.id);
+    this.runs.add(runId);
     await this.setKeys([runId]);
+  }
+
+  /** Gives up ownership of a run still waiting for admission (its request went back to the queue). */
+  async release(runId: string): Promise<void> {
+    await this.stop(runId);
+    await this.records.releaseOwnership(runId, this.instance.id);
   }
 
   async stop(runId: string): Promise<void> {

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { type Job, Worker } from 'bullmq';
+import { DelayedError, type Job, WaitingError, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { withTimeout } from '../common/with-timeout.js';
 import { SERVICE_ENVIRONMENT } from '../config/config.tokens.js';
@@ -11,11 +11,16 @@ import { SubsystemsService } from '../store/subsystems.service.js';
 import { BackgroundSubsystem } from '../store/subsystem.js';
 import { HeartbeatService } from './heartbeat.service.js';
 import { PIPELINE_QUEUE, type PipelineRequest } from './pipeline-request.js';
-import { RunExecutorService, type RunOutcome } from './run-executor.service.js';
+import { RunExecutorService, RunOutcome } from './run-executor.service.js';
 import { RunQueueService } from './run-queue.service.js';
 
 /** How long shutdown waits for running pipelines before closing the worker hard. */
 const SHUTDOWN_GRACE_MS = 10_000;
+/**
+ * When a deferred request (its run not admitted yet) is taken again at the latest. Sooner when the
+ * capacity leader admits the run: it promotes the delayed request at once.
+ */
+const ADMISSION_RECHECK_MS = 30_000;
 
 /**
  * The queue consumer: a BullMQ worker with concurrency `queue.max_parallel_runs` that hands each
@@ -70,7 +75,7 @@ export class RunConsumerService implements OnApplicationBootstrap, OnApplication
     // A blocking connection of its own: BullMQ needs maxRetriesPerRequest null on it.
     this.connection = new Redis(this.env.kvstoreUrl, { maxRetriesPerRequest: null, retryStrategy: (n) => Math.min(250 * n, 5000) });
     this.connection.on('error', () => undefined);
-    this.worker = new Worker<PipelineRequest, RunOutcome>(PIPELINE_QUEUE, (job: Job<PipelineRequest>) => this.executor.execute(job.data), {
+    this.worker = new Worker<PipelineRequest, RunOutcome>(PIPELINE_QUEUE, (job: Job<PipelineRequest>, token?: string) => this.process(job, token), {
       connection: this.connection,
       prefix: this.queue.prefix,
       concurrency: q.max_parallel_runs,
@@ -82,6 +87,22 @@ export class RunConsumerService implements OnApplicationBootstrap, OnApplication
     this.worker.on('failed', (job, error) => this.logger.warn(`request ${job?.id ?? '?'} failed in the consumer: ${error.message}`));
     this.heartbeat.begin();
     this.logger.log(`consumer started (concurrency ${q.max_parallel_runs})`);
+  }
+
+  /**
+   * Runs the request; one whose run is not admitted yet goes back to the queue, freeing the slot:
+   * delayed (the leader promotes it on admission), or straight back to wait when this consumer is
+   * closing, for another replica to take.
+   */
+  private async process(job: Job<PipelineRequest>, token: string | undefined): Promise<RunOutcome> {
+    const outcome = await this.executor.execute(job.data, job.attemptsStarted <= 1);
+    if (outcome !== RunOutcome.Deferred) return outcome;
+    if (this.closing) {
+      await job.moveToWait(token);
+      throw new WaitingError();
+    }
+    await job.moveToDelayed(Date.now() + ADMISSION_RECHECK_MS, token);
+    throw new DelayedError();
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -19,13 +19,21 @@ import type { RunEventWriter } from './run-event-writer.js';
 import { RunEventsService } from './run-events.service.js';
 import { RunRecordsService } from './run-records.service.js';
 
-export const RunOutcome = { Succeeded: 'succeeded', Failed: 'failed', Skipped: 'skipped' } as const;
+/** `deferred`: not admitted yet (or shutting down); the consumer gives the request back to the queue. */
+export const RunOutcome = { Succeeded: 'succeeded', Failed: 'failed', Skipped: 'skipped', Deferred: 'deferred' } as const;
 export type RunOutcome = (typeof RunOutcome)[keyof typeof RunOutcome];
 
 /**
- * Executes one dequeued request: heartbeat from the moment it is taken, wait for capacity
- * (strict FIFO), Enqueued → InProgress before the first command, the pipeline in N sandboxes,
- * then Done or Failed. A request whose run is no longer queued (already taken, ended, or unknown)
+ * How long a taken request waits for its admission before it gives its consumer slot back. A
+ * request never waits in a slot for long: the run ahead of it in FIFO order may be admitted while
+ * its own request waits for a slot, which waiting requests would otherwise hold for ever.
+ */
+const ADMISSION_WAIT_MS = 1000;
+
+/**
+ * Executes one dequeued request: heartbeat from the moment it is taken, wait briefly for capacity
+ * (strict FIFO; deferred when not admitted), Enqueued → InProgress before the first command, the
+ * pipeline in N sandboxes, then Done or Failed. A request whose run is no longer queued (already taken, ended, or unknown)
  * is skipped, so a pushed-again request never runs a pipeline twice.
  */
 @Injectable()
@@ -45,21 +53,25 @@ export class RunExecutorService {
     @Inject(SANDBOX_BACKEND) private readonly backend: SandboxBackend,
   ) {}
 
-  /** Stop waiting for capacity (shutdown); runs already started finish. */
+  /** Stop waiting for capacity (shutdown: waiting requests are deferred); runs already started finish. */
   close(): void {
     this.closing = true;
   }
 
-  async execute(request: PipelineRequest): Promise<RunOutcome> {
+  /** `firstTake`: the request is taken for the first time (not after a deferral). */
+  async execute(request: PipelineRequest, firstTake = true): Promise<RunOutcome> {
     const run = await this.records.find(request.runId);
     if (!run || run.state !== RunState.Queued) {
       this.logger.log(`request for run ${request.runId} skipped: run is ${run ? run.state : 'unknown'}`);
       return RunOutcome.Skipped;
     }
-    await this.heartbeat.start(request.runId);
     const events = await this.events.open(request.runId);
     try {
-      return await this.admitAndRun(request, events);
+      // Inside the try: a failed start must still stop the heartbeat, or the run would look alive for ever.
+      await this.heartbeat.start(request.runId);
+      const outcome = await this.admitAndRun(request, events, firstTake);
+      if (outcome === RunOutcome.Deferred) await this.heartbeat.release(request.runId);
+      return outcome;
     } finally {
       await events.flush();
       await this.heartbeat.stop(request.runId);
@@ -67,7 +79,7 @@ export class RunExecutorService {
     }
   }
 
-  private async admitAndRun(request: PipelineRequest, events: RunEventWriter): Promise<RunOutcome> {
+  private async admitAndRun(request: PipelineRequest, events: RunEventWriter, firstTake: boolean): Promise<RunOutcome> {
     const footprint = this.capacity.footprintFor(request.project);
     const capacity = this.config.config.capacity;
     if (exceedsCapacity(footprint, capacity)) {
@@ -75,8 +87,10 @@ export class RunExecutorService {
       if (!(await this.begin(request))) return RunOutcome.Skipped;
       return this.end(request, { ok: false, error }, events);
     }
-    events.emit(RunEventKind.Queued, null, `waiting for capacity: ${footprint.cpu} cpu, ${footprint.memory} bytes`);
-    if (!(await this.capacity.waitForAdmission(request.runId, footprint, () => this.closing))) return RunOutcome.Skipped;
+    if (firstTake) events.emit(RunEventKind.Queued, null, `waiting for capacity: ${footprint.cpu} cpu, ${footprint.memory} bytes`);
+    const admission = await this.capacity.waitForAdmission(request.runId, footprint, ADMISSION_WAIT_MS, () => this.closing);
+    if (admission === 'gone') return RunOutcome.Skipped;
+    if (admission === 'not-yet') return RunOutcome.Deferred;
     events.emit(RunEventKind.Admitted, null, 'capacity admitted');
     if (!(await this.begin(request))) return RunOutcome.Skipped;
     let result: StepResult;

@@ -52,6 +52,12 @@ export class RunQueueService implements OnApplicationShutdown {
     await this.enqueue(request);
   }
 
+  /** Makes a delayed request (a run that waited for admission) available to consumers now. */
+  async promoteIfDelayed(runId: string): Promise<void> {
+    const job = await this.queue?.getJob(runId);
+    if (job && (await job.isDelayed())) await job.promote().catch(() => undefined); // taken meanwhile
+  }
+
   /** True when a request under the run's id is on the queue, in any state. */
   async hasJob(runId: string): Promise<boolean> {
     return (await this.queue?.getJob(runId)) !== undefined;

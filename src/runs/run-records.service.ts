@@ -38,6 +38,11 @@ export class RunRecordsService {
     await this.db.dataSource.query('UPDATE runs SET owner = $2, heartbeat_at = now() WHERE id = $1', [runId, owner]);
   }
 
+  /** Clears the owner of a run that is still queued (its request went back to the queue). */
+  async releaseOwnership(runId: string, owner: string): Promise<void> {
+    await this.db.dataSource.query(`UPDATE runs SET owner = NULL WHERE id = $1 AND owner = $2 AND state = 'queued'`, [runId, owner]);
+  }
+
   /** The database copy of the heartbeat (it survives a store flush). */
   async touch(runIds: string[], owner: string): Promise<void> {
     if (runIds.length === 0) return;

@@ -7,6 +7,7 @@ import { LeaderElectionService } from '../../leader/leader-election.service.js';
 import { LeaseName } from '../../leader/lease-name.js';
 import { SubsystemsService } from '../../store/subsystems.service.js';
 import { BackgroundSubsystem } from '../../store/subsystem.js';
+import { RunQueueService } from '../run-queue.service.js';
 import { admitInOrder } from './admission-order.js';
 import { type Footprint, footprintOf, sandboxCount } from './footprint.js';
 
@@ -33,6 +34,7 @@ export class CapacityQueueService implements OnApplicationBootstrap, OnApplicati
     private readonly config: ConfigService,
     private readonly leader: LeaderElectionService,
     private readonly subsystems: SubsystemsService,
+    private readonly queue: RunQueueService,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -50,10 +52,11 @@ export class CapacityQueueService implements OnApplicationBootstrap, OnApplicati
   }
 
   /**
-   * Resolves true once the run is admitted, false when it stopped waiting (it is no longer
-   * queued, or `stop()` says the consumer is closing).
+   * `admitted` once the run is admitted; `gone` when it is no longer queued; `not-yet` when it is
+   * still waiting after `waitMs` or `stop()` says the consumer is closing.
    */
-  async waitForAdmission(runId: string, footprint: Footprint, stop: () => boolean): Promise<boolean> {
+  async waitForAdmission(runId: string, footprint: Footprint, waitMs: number, stop: () => boolean): Promise<'admitted' | 'gone' | 'not-yet'> {
+    const deadline = Date.now() + waitMs;
     let justAdmitted = false;
     for (;;) {
       if (this.config.config.capacity === null) {
@@ -64,9 +67,9 @@ export class CapacityQueueService implements OnApplicationBootstrap, OnApplicati
       const rows: { state: RunState; admitted: boolean }[] = await this.db.dataSource.query(
         'SELECT state, admitted_at IS NOT NULL AS admitted FROM runs WHERE id = $1', [runId]);
       const row = rows[0];
-      if (!row || row.state !== RunState.Queued) return false;
-      if (row.admitted) return true;
-      if (stop()) return false;
+      if (!row || row.state !== RunState.Queued) return 'gone';
+      if (row.admitted) return 'admitted';
+      if (stop() || Date.now() >= deadline) return 'not-yet';
       // On the leader, admit at once and look again without waiting.
       if (!justAdmitted && this.leader.isLeader(LeaseName.CapacityQueue)) {
         await this.admit();
@@ -104,10 +107,22 @@ export class CapacityQueueService implements OnApplicationBootstrap, OnApplicati
            WHERE id = $1 AND state = 'queued' AND admitted_at IS NULL`, [run.id, run.footprint.cpu, run.footprint.memory]);
       }
       if (admit.length > 0) this.logger.debug(`admitted ${admit.length} run(s); ${waiting.length - admit.length} waiting`);
+      if (capacity !== null) await this.wakeAdmitted();
       this.subsystems.set(BackgroundSubsystem.CapacityQueue, 'up', capacity ? `leader; ${waiting.length - admit.length} run(s) waiting` : 'leader; capacity unbounded');
     } catch (error) {
       this.subsystems.set(BackgroundSubsystem.CapacityQueue, 'degraded', `admission crashed, retrying: ${(error as Error).message}`);
     }
+  }
+
+  /**
+   * Admitted runs whose request was deferred (it waited in the queue as delayed, leaving its slot
+   * to others) are made available to consumers: every pass, so an admission that crossed a
+   * deferral is never left waiting for the delay.
+   */
+  private async wakeAdmitted(): Promise<void> {
+    const admitted: { id: string }[] = await this.db.dataSource.query(
+      `SELECT id FROM runs WHERE state = 'queued' AND admitted_at IS NOT NULL ORDER BY queue_seq`);
+    for (const run of admitted) await this.queue.promoteIfDelayed(run.id);
   }
 
   onApplicationShutdown(): void {
