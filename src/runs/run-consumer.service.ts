@@ -16,6 +16,8 @@ import { RunQueueService } from './run-queue.service.js';
 
 /** How long shutdown waits for running pipelines before closing the worker hard. */
 const SHUTDOWN_GRACE_MS = 10_000;
+/** How long interrupted runs get to record their end (Failed) before the connection is cut. */
+const INTERRUPT_GRACE_MS = 5_000;
 /**
  * When a deferred request (its run not admitted yet) is taken again at the latest. Sooner when the
  * capacity leader admits the run: it promotes the delayed request at once.
@@ -112,11 +114,16 @@ export class RunConsumerService implements OnApplicationBootstrap, OnApplication
     if (!worker) return;
     // A graceful close waits on the store: with the store gone it never settles, and a later
     // close(true) only returns that same pending close. So: forced at once without a store,
-    // and never waited on for longer than the grace period (then its connection is cut).
+    // and never waited on for longer than the grace period. Then the runs still under way are
+    // interrupted (their commands killed; they end Failed) and, at last, the connection is cut.
+    const closing = worker.close(!this.store.isConnected);
     try {
-      await withTimeout(worker.close(!this.store.isConnected), SHUTDOWN_GRACE_MS, 'consumer did not stop in time');
+      await withTimeout(closing, SHUTDOWN_GRACE_MS, 'consumer did not stop in time');
     } catch (error) {
-      this.logger.warn(`${(error as Error).message}; cutting its connection`);
+      this.logger.warn(`${(error as Error).message}; interrupting the runs still under way`);
+      await this.executor.interrupt();
+      await withTimeout(closing, INTERRUPT_GRACE_MS, 'interrupted runs did not end in time')
+        .catch((late: Error) => this.logger.warn(`${late.message}; cutting the consumer's connection`));
     }
     this.connection?.disconnect();
   }

@@ -7,7 +7,7 @@ import { PipelineCatalogService } from '../pipelines/pipeline-catalog.service.js
 import { RunEventKind } from '../pipelines/run-event-kind.js';
 import { sandboxName } from '../pipelines/run-environment.js';
 import { StepRunner } from '../pipelines/step-runner.js';
-import type { SandboxBackend } from '../sandbox/sandbox-backend.js';
+import type { Sandbox, SandboxBackend } from '../sandbox/sandbox-backend.js';
 import { SANDBOX_BACKEND } from '../sandbox/sandbox.tokens.js';
 import { LifecycleTrigger } from '../tickets/lifecycle.js';
 import { TicketLifecycleService } from '../tickets/ticket-lifecycle.service.js';
@@ -40,6 +40,9 @@ const ADMISSION_WAIT_MS = 1000;
 export class RunExecutorService {
   private readonly logger = new Logger('RunExecutor');
   private closing = false;
+  private interrupted = false;
+  /** Sandboxes of the runs under way: destroyed (their commands killed) by `interrupt()`. */
+  private readonly live = new Set<Sandbox>();
 
   constructor(
     private readonly records: RunRecordsService,
@@ -56,6 +59,15 @@ export class RunExecutorService {
   /** Stop waiting for capacity (shutdown: waiting requests are deferred); runs already started finish. */
   close(): void {
     this.closing = true;
+  }
+
+  /**
+   * Shutdown's grace ran out: kills the commands of the runs still under way (no process group may
+   * outlive the server and act for a ticket that is then claimed again); those runs end Failed.
+   */
+  async interrupt(): Promise<void> {
+    this.interrupted = true;
+    await Promise.all([...this.live].map((sandbox) => sandbox.destroy().catch(() => undefined)));
   }
 
   /** `firstTake`: the request is taken for the first time (not after a deferral). */
@@ -99,7 +111,7 @@ export class RunExecutorService {
         run: request,
         project: this.config.config.projects[request.project] ?? null,
         pipeline: this.catalog.resolve(request.pipeline),
-        backend: this.backend,
+        backend: this.tracked(),
         runner: this.runner,
         events,
         onSandbox: (repo, state) => this.records.noteSandbox(request.runId, sandboxName(repo), repo?.path_prefix ?? '', state),
@@ -107,7 +119,30 @@ export class RunExecutorService {
     } catch (error) {
       result = { ok: false, error: `run crashed: ${(error as Error).message}` };
     }
+    if (this.interrupted && !result.ok) result = { ok: false, error: `interrupted: the server shut down during the run (${result.error})` };
     return this.end(request, result, events);
+  }
+
+  /** The sandbox backend, with every sandbox it creates listed in `live` until destroyed. */
+  private tracked(): SandboxBackend {
+    const { backend, live } = this;
+    return {
+      kind: backend.kind,
+      probe: () => backend.probe(),
+      create: async (spec) => {
+        const sandbox = await backend.create(spec);
+        live.add(sandbox);
+        return {
+          name: sandbox.name,
+          workdir: sandbox.workdir,
+          exec: (command, options) => sandbox.exec(command, options),
+          destroy: async () => {
+            live.delete(sandbox);
+            await sandbox.destroy();
+          },
+        };
+      },
+    };
   }
 
   /** Enqueued → InProgress (or queued → running for a ticket-less run); false when someone else has it. */
