@@ -33,8 +33,8 @@ const ADMISSION_WAIT_MS = 1000;
 /**
  * Executes one dequeued request: heartbeat from the moment it is taken, wait briefly for capacity
  * (strict FIFO; deferred when not admitted), Enqueued → InProgress before the first command, the
- * pipeline in N sandboxes, then Done or Failed. A request whose run is no longer queued (already taken, ended, or unknown)
- * is skipped, so a pushed-again request never runs a pipeline twice.
+ * pipeline in N sandboxes, then Done or Failed. A request whose run is no longer queued (already
+ * taken, ended, or unknown) is skipped, so a pushed-again request never runs a pipeline twice.
  */
 @Injectable()
 export class RunExecutorService {
