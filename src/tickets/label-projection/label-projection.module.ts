@@ -4,18 +4,20 @@ import { HostRateLimiter } from './host-rate-limiter.service.js';
 import { DEFAULT_LABEL_PROJECTION_OPTIONS, LABEL_PROJECTION_OPTIONS, type LabelProjectionOptions } from './label-projection.options.js';
 import { LabelProjectionService } from './label-projection.service.js';
 import { LifecycleLabelWriter } from './lifecycle-label.writer.js';
+import { ProjectionCatchUp } from './projection-catch-up.js';
 import { ProjectionEventsRecorder } from './projection-events.recorder.js';
 import { ProjectTrackerFactory } from './project-tracker.factory.js';
 import { TicketCommentRecordsService } from './ticket-comment-records.service.js';
 
 const SERVICES: Provider[] = [
   HostRateLimiter, ProjectTrackerFactory, LifecycleLabelWriter, TicketCommentRecordsService,
-  FailureCommentPoster, ProjectionEventsRecorder, LabelProjectionService,
+  FailureCommentPoster, ProjectionEventsRecorder, LabelProjectionService, ProjectionCatchUp,
 ];
 
 /**
  * Label projection (issue 5): mirrors ticket lifecycle transitions onto the trackers and posts
- * failure comments. Needs TicketsModule (global) and the core (config, store, database).
+ * failure comments; ProjectionCatchUp catches up after a start. Needs TicketsModule (global)
+ * and the core (config, store, database).
  */
 @Module({
   providers: [{ provide: LABEL_PROJECTION_OPTIONS, useValue: DEFAULT_LABEL_PROJECTION_OPTIONS }, ...SERVICES],

@@ -43,6 +43,12 @@ export interface LabelProjectionOptions {
   commentMaxChars: number;
   /** Options of each tracker client's HTTP layer (its own short retries, timeouts). */
   http: TrackerHttpOptions;
+  /** Start-up catch-up: tickets changed this recently have their label re-checked. */
+  catchUpWindowMs: number;
+  /** Start-up catch-up: at most this many tickets (newest first), and as many failure comments. */
+  catchUpMaxTickets: number;
+  /** Start-up catch-up: delay between two tickets' passes, so a start does not burst reads at a tracker. */
+  catchUpSpacingMs: number;
 }
 
 export const DEFAULT_LABEL_PROJECTION_OPTIONS: LabelProjectionOptions = {
@@ -55,4 +61,7 @@ export const DEFAULT_LABEL_PROJECTION_OPTIONS: LabelProjectionOptions = {
   labelLockMs: 10_000,
   commentMaxChars: 4_000,
   http: {},
+  catchUpWindowMs: 24 * 60 * 60_000,
+  catchUpMaxTickets: 500,
+  catchUpSpacingMs: 250,
 };

@@ -3,13 +3,13 @@ import { ConfigService } from '../../config/config.service.js';
 import { TicketState } from '../../database/entities/ticket.entity.js';
 import { TrackerError } from '../../platforms/tracker-client.js';
 import { lifecycleLabel } from '../lifecycle.js';
-import { describeTicket } from '../ticket-key.js';
+import { type TicketKey, describeTicket } from '../ticket-key.js';
 import { type TransitionEvent, TicketLifecycleService } from '../ticket-lifecycle.service.js';
-import { FailureCommentPoster } from './failure-comment.poster.js';
+import { type FailedRun, FailureCommentPoster } from './failure-comment.poster.js';
 import { HostRateLimiter } from './host-rate-limiter.service.js';
 import { LABEL_PROJECTION_OPTIONS, type LabelProjectionOptions } from './label-projection.options.js';
 import { LifecycleLabelWriter } from './lifecycle-label.writer.js';
-import { type ProjectionEntry, entryId, hasWork } from './projection-entry.js';
+import { type ProjectionEntry, UNPOSTED_COMMENT_KEEP_MS, entryId, hasWork } from './projection-entry.js';
 import { ProjectionEventsRecorder } from './projection-events.recorder.js';
 import { type ProjectTracker, ProjectTrackerFactory } from './project-tracker.factory.js';
 import { collectSecrets, scrubSecrets } from './secret-scrubber.js';
@@ -32,9 +32,9 @@ const SHUTDOWN_WAIT_MS = 5_000;
  * - every failure is a log line and a `label-projection` run event; nothing here is ever fatal
  *   or changes what a run is.
  *
- * Pending work lives only in memory: a restart loses it. The database keeps the truth; the next
- * transition of the ticket writes the then-current state (the writer always writes the state
- * the database holds at that moment, not the one remembered), so the label catches up then.
+ * Pending work lives in memory; after a restart ProjectionCatchUp feeds `catchUp` what the
+ * database says recently changed (labels, a Done's status, unposted failure comments), so the
+ * tracker converges without waiting for the ticket's next transition.
  */
 @Injectable()
 export class LabelProjectionService implements OnModuleInit, OnApplicationShutdown {
@@ -81,22 +81,35 @@ export class LabelProjectionService implements OnModuleInit, OnApplicationShutdo
   /** The transition listener: records what to write and schedules it. Never throws, never waits. */
   onTransition(event: TransitionEvent): void {
     if (this.closing) return;
-    const id = entryId(event.key);
-    let entry = this.entries.get(id);
-    if (!entry) {
-      entry = { id, key: event.key, label: null, version: 0, doneStatus: null, comments: new Map(), attempts: 0,
-        timer: null, running: null, rerun: false, staleSince: null, failed: false };
-      this.entries.set(id, entry);
-    }
+    const entry = this.entryFor(event.key);
     entry.label = { runId: event.runId, state: event.to };
     entry.version++;
-    const doneStatus = event.to === TicketState.Done ? this.doneStatusOf(event) : null;
+    const doneStatus = event.to === TicketState.Done ? this.doneStatusOf(event.key) : null;
     entry.doneStatus = doneStatus ? { runId: event.runId, status: doneStatus } : null;
     if (event.to === TicketState.Failed) entry.comments.set(event.runId, { runId: event.runId, pipeline: event.pipeline, error: event.error });
     entry.attempts = 0;
     entry.staleSince = null;
     this.kick(entry, 0);
     void this.events.flush(); // a run that just ended can take its held-back events now
+  }
+
+  /**
+   * Start-up catch-up of one ticket: the state the database holds (`runId` is its current run)
+   * and the failure comment still to post, merged into whatever work a newer transition already
+   * queued. Safe to repeat and on several replicas: an unchanged label is not written, the done
+   * status is re-checked against the database and the tracker, a comment is posted once only.
+   */
+  catchUp(key: TicketKey, current: { runId: string; state: TicketState } | null, comment: FailedRun | null, delayMs: number): void {
+    if (this.closing) return;
+    const entry = this.entryFor(key);
+    if (current && !entry.label) {
+      entry.label = current;
+      entry.version++;
+    }
+    const doneStatus = current?.state === TicketState.Done && !entry.doneStatus ? this.doneStatusOf(key) : null;
+    if (current && doneStatus) entry.doneStatus = { runId: current.runId, status: doneStatus, ifStillTriggered: true };
+    if (comment && !entry.comments.has(comment.runId)) entry.comments.set(comment.runId, comment);
+    if (!entry.timer) this.kick(entry, delayMs); // a pending retry (or the stale round) takes the merged work
   }
 
   /** Tickets whose projection exhausted its retries and is retried every `staleRetryMs`. */
@@ -125,9 +138,20 @@ export class LabelProjectionService implements OnModuleInit, OnApplicationShutdo
     this.logger.warn(`lifecycle labels and failure comments are not mirrored: ${reason}`);
   }
 
-  private doneStatusOf(event: TransitionEvent): string | null {
-    const project = this.config.config.projects[event.key.project];
-    return project?.triggers[event.key.platform]?.done_status ?? null;
+  private entryFor(key: TicketKey): ProjectionEntry {
+    const id = entryId(key);
+    let entry = this.entries.get(id);
+    if (!entry) {
+      entry = { id, key, label: null, version: 0, doneStatus: null, comments: new Map(), attempts: 0,
+        timer: null, running: null, rerun: false, staleSince: null, failed: false };
+      this.entries.set(id, entry);
+    }
+    return entry;
+  }
+
+  private doneStatusOf(key: TicketKey): string | null {
+    const project = this.config.config.projects[key.project];
+    return project?.triggers[key.platform]?.done_status ?? null;
   }
 
   private kick(entry: ProjectionEntry, delayMs: number): void {
@@ -155,8 +179,18 @@ export class LabelProjectionService implements OnModuleInit, OnApplicationShutdo
     const now = Date.now();
     for (const entry of this.entries.values()) {
       if (entry.staleSince === null || entry.running || entry.timer) continue;
-      if (now - entry.staleSince > STALE_GIVE_UP_MS) {
-        this.logger.warn(`${describeTicket(entry.key)}: label still not written after a day in the stale-labels set; given up until its next transition`);
+      const staleMs = now - entry.staleSince;
+      if (staleMs > STALE_GIVE_UP_MS && (entry.label || entry.doneStatus)) {
+        this.logger.warn(`${describeTicket(entry.key)}: label still not written after a day in the stale-labels set; given up until its next transition or the next start`);
+        entry.label = null;
+        entry.doneStatus = null;
+      }
+      // A failure comment is kept longer: no later transition would ever post it.
+      if (staleMs > UNPOSTED_COMMENT_KEEP_MS && entry.comments.size > 0) {
+        this.logger.warn(`${describeTicket(entry.key)}: failure comment(s) of run(s) ${[...entry.comments.keys()].join(', ')} still not posted after ${Math.round(UNPOSTED_COMMENT_KEEP_MS / 86_400_000)} days; given up`);
+        entry.comments.clear();
+      }
+      if (!hasWork(entry)) {
         this.entries.delete(entry.id);
         continue;
       }
@@ -220,6 +254,12 @@ export class LabelProjectionService implements OnModuleInit, OnApplicationShutdo
         this.logger.log(`${describeTicket(entry.key)}: status ${done.status} not set: the ticket moved on from run ${done.runId}`);
         return;
       }
+      const shown = done.ifStillTriggered ? await this.untriggeredStatus(tracker, entry.key) : null;
+      if (shown !== null) {
+        if (entry.doneStatus === done) entry.doneStatus = null;
+        this.logger.debug(`${describeTicket(entry.key)}: status ${done.status} not re-applied: the ticket shows ${shown || 'no status'}`);
+        return;
+      }
       await this.limiter.take(tracker.platform, tracker.host);
       await tracker.client.setStatus(entry.key.ticket, done.status);
       if (entry.doneStatus === done) entry.doneStatus = null;
@@ -238,6 +278,13 @@ export class LabelProjectionService implements OnModuleInit, OnApplicationShutdo
         failures.push({ runId: run.runId, what: 'failure comment', error: error as Error });
       }
     }
+  }
+
+  /** Null while the ticket still shows one of its trigger statuses; else the status it shows ('' for none). */
+  private async untriggeredStatus(tracker: ProjectTracker, key: TicketKey): Promise<string | null> {
+    const status = (await tracker.client.readTicket(key.ticket)).status;
+    const triggers = (tracker.trigger?.trigger_statuses ?? []).map((s) => s.toLowerCase());
+    return status !== null && triggers.includes(status.toLowerCase()) ? null : (status ?? '');
   }
 
   /** The state to write now: the database's (the truth, possibly newer), else the one heard. */

@@ -8,6 +8,16 @@ export interface DesiredLabel {
   state: TicketState;
 }
 
+export interface DoneStatus {
+  runId: string;
+  status: string;
+  /**
+   * Queued by the start-up catch-up, which cannot know whether it was set before: set it only
+   * while the tracker still shows a trigger status (not when already set, or moved on by a person).
+   */
+  ifStillTriggered?: boolean;
+}
+
 /**
  * Everything still to be written for one ticket. Coalesced: a newer transition replaces
  * `label` (only the latest state is ever written) and drops a `doneStatus` it supersedes;
@@ -20,7 +30,7 @@ export interface ProjectionEntry {
   /** Bumped by every transition; a write finishing for an older version leaves `label` pending. */
   version: number;
   /** `done_status` to set for this run's success, while the ticket is still Done. */
-  doneStatus: { runId: string; status: string } | null;
+  doneStatus: DoneStatus | null;
   comments: Map<string, FailedRun>;
   /** Failed background attempts since the last transition. */
   attempts: number;
@@ -33,6 +43,12 @@ export interface ProjectionEntry {
   /** A failure was reported as an event: report the recovery too. */
   failed: boolean;
 }
+
+/**
+ * How long an unposted failure comment is kept retrying (in the stale-labels set), and how far
+ * back the start-up catch-up looks for one: nothing else would ever post it.
+ */
+export const UNPOSTED_COMMENT_KEEP_MS = 7 * 24 * 60 * 60_000;
 
 export function entryId(key: TicketKey): string {
   return `${key.platform}\u0000${key.project}\u0000${key.ticket}`;
