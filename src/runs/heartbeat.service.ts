@@ -1,4 +1,5 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { withTimeout } from '../common/with-timeout.js';
 import { ConfigService } from '../config/config.service.js';
 import { InstanceIdentity } from '../store/instance-identity.service.js';
 import { StoreConnectionService } from '../store/store-connection.service.js';
@@ -15,6 +16,9 @@ export class HeartbeatService implements OnApplicationShutdown {
   private readonly logger = new Logger('Heartbeat');
   private readonly runs = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
+  /** When a renewal of this process's runs last reached the store or the database. */
+  private lastRenewedAt = Date.now();
+  private readonly silenceListeners = new Set<(silentMs: number) => void>();
 
   constructor(
     private readonly store: StoreConnectionService,
@@ -45,8 +49,19 @@ export class HeartbeatService implements OnApplicationShutdown {
   async start(runId: string): Promise<void> {
     // Ownership first: a run whose ownership was never recorded must not be kept beating.
     await this.records.takeOwnership(runId, this.instance.id);
+    if (this.runs.size === 0) this.lastRenewedAt = Date.now();
     this.runs.add(runId);
     await this.setKeys([runId]);
+  }
+
+  /**
+   * Called after a beat in which no renewal has reached the store or the database for
+   * `heartbeat_ttl_seconds`: from then on the stale-job detector of another replica may revert
+   * these runs and their tickets may be claimed again, so they must stop (self-fencing).
+   */
+  onSilence(listener: (silentMs: number) => void): () => void {
+    this.silenceListeners.add(listener);
+    return () => this.silenceListeners.delete(listener);
   }
 
   /** Gives up ownership of a run still waiting for admission (its request went back to the queue). */
@@ -70,16 +85,28 @@ export class HeartbeatService implements OnApplicationShutdown {
 
   private async beat(): Promise<void> {
     const runs = [...this.runs];
-    await this.records.touch(runs, this.instance.id).catch((error: Error) => this.logger.warn(`heartbeat not stored: ${error.message}`));
-    await this.setKeys(runs);
+    // Bounded: a connection that hangs (packets dropped, not refused) counts as a failed renewal.
+    const within = this.config.config.queue.heartbeat_interval_seconds * 1000;
+    const stored = await withTimeout(this.records.touch(runs, this.instance.id), within, 'timed out').then(() => true, (error: Error) => {
+      this.logger.warn(`heartbeat not stored: ${error.message}`);
+      return false;
+    });
+    const kept = await withTimeout(this.setKeys(runs), within, 'timed out').catch(() => false);
+    if (runs.length === 0 || stored || kept) {
+      this.lastRenewedAt = Date.now();
+      return;
+    }
+    const silentMs = Date.now() - this.lastRenewedAt;
+    if (silentMs >= this.ttlMs) for (const listener of this.silenceListeners) listener(silentMs);
   }
 
-  private async setKeys(runs: string[]): Promise<void> {
+  /** True when the keys were written. */
+  private async setKeys(runs: string[]): Promise<boolean> {
     const client = this.store.client;
-    if (!client || !this.store.isConnected) return;
+    if (!client || !this.store.isConnected) return false;
     const multi = client.multi().set(this.consumerKey(this.instance.id), '1', 'PX', this.ttlMs);
     for (const runId of runs) multi.set(this.heartbeatKey(runId), this.instance.id, 'PX', this.ttlMs);
-    await multi.exec().catch(() => undefined);
+    return multi.exec().then((replies) => replies !== null && replies.every(([error]) => error === null), () => false);
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -40,9 +40,10 @@ const ADMISSION_WAIT_MS = 1000;
 export class RunExecutorService {
   private readonly logger = new Logger('RunExecutor');
   private closing = false;
-  private interrupted = false;
-  /** Sandboxes of the runs under way: destroyed (their commands killed) by `interrupt()`. */
-  private readonly live = new Set<Sandbox>();
+  /** Sandboxes of each run under way: destroyed (their commands killed) by `stopRuns()`. */
+  private readonly live = new Map<string, Set<Sandbox>>();
+  /** Why a run was stopped from outside, for its error. */
+  private readonly stopped = new Map<string, string>();
 
   constructor(
     private readonly records: RunRecordsService,
@@ -54,7 +55,10 @@ export class RunExecutorService {
     private readonly runner: StepRunner,
     private readonly config: ConfigService,
     @Inject(SANDBOX_BACKEND) private readonly backend: SandboxBackend,
-  ) {}
+  ) {
+    heartbeat.onSilence((silentMs) => void this.stopRuns(
+      `stopped: no heartbeat reached the store or the database for ${Math.round(silentMs / 1000)} s, so the ticket may be claimed again elsewhere`));
+  }
 
   /** Stop waiting for capacity (shutdown: waiting requests are deferred); runs already started finish. */
   close(): void {
@@ -65,9 +69,17 @@ export class RunExecutorService {
    * Shutdown's grace ran out: kills the commands of the runs still under way (no process group may
    * outlive the server and act for a ticket that is then claimed again); those runs end Failed.
    */
-  async interrupt(): Promise<void> {
-    this.interrupted = true;
-    await Promise.all([...this.live].map((sandbox) => sandbox.destroy().catch(() => undefined)));
+  interrupt(): Promise<void> {
+    return this.stopRuns('interrupted: the server shut down during the run');
+  }
+
+  /** Kills the commands of every run under way; each then ends Failed with `reason`. */
+  private async stopRuns(reason: string): Promise<void> {
+    const runs = [...this.live];
+    if (runs.length === 0) return;
+    this.logger.warn(`${reason}: stopping ${runs.length} run(s)`);
+    for (const [runId] of runs) this.stopped.set(runId, reason);
+    await Promise.all(runs.flatMap(([, sandboxes]) => [...sandboxes].map((sandbox) => sandbox.destroy().catch(() => undefined))));
   }
 
   /** `firstTake`: the request is taken for the first time (not after a deferral). */
@@ -111,7 +123,7 @@ export class RunExecutorService {
         run: request,
         project: this.config.config.projects[request.project] ?? null,
         pipeline: this.catalog.resolve(request.pipeline),
-        backend: this.tracked(),
+        backend: this.tracked(request.runId),
         runner: this.runner,
         events,
         onSandbox: (repo, state) => this.records.noteSandbox(request.runId, sandboxName(repo), repo?.path_prefix ?? '', state),
@@ -119,18 +131,28 @@ export class RunExecutorService {
     } catch (error) {
       result = { ok: false, error: `run crashed: ${(error as Error).message}` };
     }
-    if (this.interrupted && !result.ok) result = { ok: false, error: `interrupted: the server shut down during the run (${result.error})` };
+    const stoppedBecause = this.stopped.get(request.runId);
+    this.stopped.delete(request.runId);
+    this.live.delete(request.runId);
+    if (stoppedBecause !== undefined && !result.ok) result = { ok: false, error: `${stoppedBecause} (${result.error})` };
     return this.end(request, result, events);
   }
 
-  /** The sandbox backend, with every sandbox it creates listed in `live` until destroyed. */
-  private tracked(): SandboxBackend {
-    const { backend, live } = this;
+  /** The sandbox backend, with every sandbox it creates for `runId` listed in `live` until destroyed. */
+  private tracked(runId: string): SandboxBackend {
+    const { backend } = this;
+    const live = this.live.get(runId) ?? new Set<Sandbox>();
+    this.live.set(runId, live);
     return {
       kind: backend.kind,
       probe: () => backend.probe(),
       create: async (spec) => {
         const sandbox = await backend.create(spec);
+        const stoppedBecause = this.stopped.get(runId);
+        if (stoppedBecause !== undefined) {
+          await sandbox.destroy();
+          throw new Error(stoppedBecause);
+        }
         live.add(sandbox);
         return {
           name: sandbox.name,

@@ -7,7 +7,7 @@ import { TriggerLogService } from '../../src/webhooks/trigger-log.service.js';
 import { eventually } from '../support/eventually.js';
 import { PG_ADMIN_URL, type TestDatabase, createTestDatabase } from '../support/test-database.js';
 import { testEnvironment } from '../support/test-env.js';
-import { type TcpProxy, startTcpProxy } from './support/tcp-proxy.js';
+import { type TcpProxy, startTcpProxy } from '../support/tcp-proxy.js';
 import { captureLogs, entry, openDatabase, storedRows } from './support/trigger-log-bench.js';
 
 /**

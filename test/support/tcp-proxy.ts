@@ -1,6 +1,6 @@
 import net from 'node:net';
 
-/** A TCP forwarder to the real PostgreSQL that a test can cut and restore: an outage without stopping the server. */
+/** A TCP forwarder (to PostgreSQL, Redis, …) that a test can cut and restore: an outage without stopping the real server. */
 export interface TcpProxy {
   port: number;
   /** Stops listening and cuts every open connection (clients see resets, new connects are refused). */
