@@ -1,12 +1,10 @@
 import { type CanActivate, type ExecutionContext, ForbiddenException, Injectable, InternalServerErrorException, UnauthorizedException } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { accessDeclaration } from './access-declaration.js';
 import { AuthenticationService } from './authentication.service.js';
-import type { Permission } from './permission.js';
 import { missingPermissions } from './principal.js';
-import { IS_PUBLIC_KEY } from './public.decorator.js';
 import type { WithAuth } from './request-auth.js';
-import { REQUIRED_PERMISSIONS_KEY } from './require-permissions.decorator.js';
 import { unauthorizedBody, wwwAuthenticate } from './unauthorized.js';
 
 /**
@@ -24,12 +22,12 @@ export class PermissionsGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (context.getType() !== 'http') return true; // the hub applies the same table itself
-    const targets = [context.getHandler(), context.getClass()];
-    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC_KEY, targets)) return true;
-    const required = this.reflector.getAllAndOverride<Permission[] | undefined>(REQUIRED_PERMISSIONS_KEY, targets);
-    if (required === undefined) {
+    const declared = accessDeclaration(this.reflector, context.getHandler(), context.getClass());
+    if (declared.kind === 'public') return true;
+    if (declared.kind === 'none') {
       throw new InternalServerErrorException('this route declares no permissions; it is refused until it does');
     }
+    const required = declared.permissions;
 
     const req = context.switchToHttp().getRequest<FastifyRequest & WithAuth>();
     const enforce = this.authn.enforce;
