@@ -1,9 +1,11 @@
 import type { Socket } from 'socket.io';
 import type { Principal } from '../auth/principal.js';
 
-/** What the handshake established about a hub connection. */
+/** What the handshake established about a hub connection (re-checked while it lives). */
 export interface HubSocketData {
   principal: Principal | null;
+  /** The token's `exp` (seconds since the epoch), or null when no token was accepted. */
+  expiresAt: number | null;
 }
 
 export type HubSocket = Socket<Record<string, never>, Record<string, (...args: unknown[]) => void>, Record<string, never>, HubSocketData>;
@@ -23,4 +25,12 @@ export const HubEvent = {
 } as const;
 
 export const RUNS_ROOM = 'runs';
-export const runRoom = (runId: string): string => `run:${runId}`;
+const RUN_ROOM_PREFIX = 'run:';
+export const runRoom = (runId: string): string => `${RUN_ROOM_PREFIX}${runId}`;
+export const isRunRoom = (room: string): boolean => room.startsWith(RUN_ROOM_PREFIX);
+
+/** The `Authorization` value of a hub handshake: `auth.token` first, else the header. */
+export function handshakeAuthorization(socket: HubSocket): string | undefined {
+  const token: unknown = socket.handshake.auth?.token;
+  return typeof token === 'string' ? `Bearer ${token}` : socket.handshake.headers.authorization;
+}

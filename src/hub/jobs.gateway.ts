@@ -1,13 +1,19 @@
 import { Logger, UseGuards } from '@nestjs/common';
-import { ConnectedSocket, MessageBody, type OnGatewayInit, SubscribeMessage, WebSocketGateway } from '@nestjs/websockets';
+import {
+  ConnectedSocket, MessageBody, type OnGatewayConnection, type OnGatewayDisconnect, type OnGatewayInit, SubscribeMessage, WebSocketGateway,
+} from '@nestjs/websockets';
 import type { Server } from 'socket.io';
 import { AuthenticationService } from '../auth/authentication.service.js';
 import { Permission } from '../auth/permission.js';
 import { RequirePermissions } from '../auth/require-permissions.decorator.js';
 import { unauthorizedBody } from '../auth/unauthorized.js';
 import { HubFeedRelay } from './hub-feed.relay.js';
-import { HubMethod, type HubSocket, RUNS_ROOM, runRoom } from './hub-socket.js';
+import { HubSessions } from './hub-sessions.js';
+import { HubMethod, type HubSocket, RUNS_ROOM, handshakeAuthorization, isRunRoom, runRoom } from './hub-socket.js';
 import { HubGuard } from './hub.guard.js';
+
+/** Runs one connection may watch at once: each is a room, and rooms cost memory per socket. */
+export const MAX_WATCHED_RUNS = 100;
 
 interface Ack {
   ok: boolean;
@@ -21,19 +27,35 @@ interface Ack {
  */
 @UseGuards(HubGuard)
 @WebSocketGateway({ path: '/hub/jobs', cors: { origin: false }, serveClient: false })
-export class JobsGateway implements OnGatewayInit {
+export class JobsGateway implements OnGatewayInit, OnGatewayConnection, OnGatewayDisconnect {
   private readonly logger = new Logger('Hub');
 
   constructor(
     private readonly authn: AuthenticationService,
     private readonly relay: HubFeedRelay,
+    private readonly sessions: HubSessions,
   ) {}
 
   afterInit(server: Server): void {
     server.use((socket, next) => {
-      void this.authenticate(socket as HubSocket).then((error) => next(error ?? undefined));
+      // A throw must refuse the handshake: left unhandled it would hang it and end the process.
+      void this.authenticate(socket as HubSocket).then(
+        (error) => next(error ?? undefined),
+        (error: unknown) => {
+          this.logger.warn(`hub handshake failed: ${(error as Error)?.message ?? String(error)}`);
+          next(refusal('temporarily_unavailable', null));
+        },
+      );
     });
     this.relay.attach(server);
+  }
+
+  handleConnection(socket: HubSocket): void {
+    this.sessions.track(socket);
+  }
+
+  handleDisconnect(socket: HubSocket): void {
+    this.sessions.untrack(socket);
   }
 
   @SubscribeMessage(HubMethod.SubscribeRuns)
@@ -56,7 +78,12 @@ export class JobsGateway implements OnGatewayInit {
   async watchRun(@ConnectedSocket() socket: HubSocket, @MessageBody() body: unknown): Promise<Ack> {
     const runId = runIdOf(body);
     if (!runId) return { ok: false, error: 'run.watch needs {"runId": "<uuid>"}' };
-    await socket.join(runRoom(runId));
+    const room = runRoom(runId);
+    const watched = [...socket.rooms].filter(isRunRoom).length;
+    if (!socket.rooms.has(room) && watched >= MAX_WATCHED_RUNS) {
+      return { ok: false, error: `run.watch: this connection already watches ${MAX_WATCHED_RUNS} runs (the limit); run.unwatch one first` };
+    }
+    await socket.join(room);
     return { ok: true };
   }
 
@@ -71,16 +98,23 @@ export class JobsGateway implements OnGatewayInit {
 
   /** Null to admit the connection, or the refusal (its `data` carries the 401 body). */
   private async authenticate(socket: HubSocket): Promise<Error | null> {
-    const token = typeof socket.handshake.auth?.token === 'string' ? `Bearer ${socket.handshake.auth.token}` : socket.handshake.headers.authorization;
+    const token = handshakeAuthorization(socket);
     const result = token === undefined && !this.authn.enforce ? { kind: 'unconfigured' as const } : await this.authn.authenticate(token);
     socket.data.principal = result.kind === 'principal' ? result.principal : null;
+    const exp = result.kind === 'principal' ? result.principal.claims['exp'] : null;
+    socket.data.expiresAt = typeof exp === 'number' ? exp : null;
     if (!this.authn.enforce || result.kind === 'principal') return null;
     const reason = result.kind === 'refused' ? result.reason : 'not_configured';
-    const error = new Error('unauthorized') as Error & { data: unknown };
-    error.data = unauthorizedBody(reason, result.kind === 'refused' ? result.detail : null);
     this.logger.debug(`hub connection refused: ${reason}`);
-    return error;
+    return refusal(reason, result.kind === 'refused' ? result.detail : null);
   }
+}
+
+/** A handshake refusal: `connect_error` with message `unauthorized` and the 401 body as `data`. */
+function refusal(...args: Parameters<typeof unauthorizedBody>): Error {
+  const error = new Error('unauthorized') as Error & { data: unknown };
+  error.data = unauthorizedBody(...args);
+  return error;
 }
 
 function runIdOf(body: unknown): string | null {
