@@ -162,7 +162,12 @@ export class AuthorityProbe implements DiscoverySource {
   }
 
   private async getJson(url: string, what: string): Promise<Record<string, unknown>> {
-    const res = await fetch(url, { signal: AbortSignal.timeout(this.timeoutMs), headers: { accept: 'application/json' } });
+    const get = () => fetch(url, { signal: AbortSignal.timeout(this.timeoutMs), headers: { accept: 'application/json' } });
+    // A kept-alive socket the authority closed fails as UND_ERR_SOCKET: retry once on a fresh one.
+    const res = await get().catch((err: unknown) => {
+      if ((err as { cause?: { code?: unknown } })?.cause?.code === 'UND_ERR_SOCKET') return get();
+      throw err;
+    });
     if (!res.ok) {
       await res.body?.cancel();
       throw new ProbeError(`${what} ${url} answered HTTP ${res.status}`);

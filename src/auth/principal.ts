@@ -7,7 +7,7 @@ export const ANONYMOUS_ATTRIBUTION = 'dashboard';
 
 /** A validated, resolved caller: what the guard attaches to the request and `/api/identity` shows. */
 export interface Principal {
-  /** The token's `sub` (empty string if the token carried none). */
+  /** The token's `sub`: never empty, the validator refuses a token without one (`malformed`). */
   subject: string;
   /** The token's issuer (equal to the authority's discovered issuer). */
   issuer: string;

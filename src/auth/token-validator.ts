@@ -1,4 +1,4 @@
-import { createPublicKey, type KeyObject } from 'node:crypto';
+import { createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
 import jwt, { type Algorithm, type JwtPayload } from 'jsonwebtoken';
 import jwksRsa from 'jwks-rsa';
 import type { AuthorityDiscovery, DiscoverySource } from './authority-probe.js';
@@ -8,11 +8,17 @@ import type { AuthorityDiscovery, DiscoverySource } from './authority-probe.js';
  * JWKS, cached), expiry, audience (one exact string) and issuer (exactly the issuer the
  * authority's discovery document publishes). No lists, prefixes or per-token adjustments.
  *
- * Keys: `jwks-rsa` with its cache on (per `kid`) and its rate limit on. A cached key keeps
- * validating while the authority is down: after `cacheMaxAgeMs` a failed refresh falls back
- * to the last fetched key for `staleFallbackMs` more. A token whose `kid` is not cached while
- * the authority cannot be reached is refused with `temporarily_unavailable`; a `kid` the
- * (reachable) authority does not publish is refused with `signature`.
+ * Keys, in order: while the authority is reachable, the JWKS its last probe fetched (≤ 30 s old,
+ * costs no fetch); then `jwks-rsa` (cache per `kid`, rate limit on) for a kid the probe has not
+ * seen, e.g. a key rotated in since. Every key obtained either way is remembered as last-good
+ * for `cacheMaxAgeMs + staleFallbackMs`, and serves whenever the JWKS cannot be asked: the
+ * authority is unreachable (no fetch is spent on an unknown kid then) or the rate limit is spent.
+ * That matters because jwks-rsa's refresh of an expired cache entry passes its rate limiter, so
+ * a burst of junk kids during an outage would otherwise lock out keys it already held.
+ * Refusals: a kid the server does not hold while it cannot ask the authority (unreachable, or
+ * rate limit spent) is `temporarily_unavailable` (retryable); a kid the reachable authority does
+ * not publish is `signature`. The probe's pre-outage JWKS alone is not a key cache (spec rule 6):
+ * a kid never used before the outage stays `temporarily_unavailable`.
  */
 
 export const TokenRefusalReason = {
@@ -67,6 +73,9 @@ export interface TokenValidatorOptions {
   };
 }
 
+const DEFAULT_CACHE_MAX_AGE_MS = 10 * 60_000;
+const DEFAULT_STALE_FALLBACK_MS = 24 * 3_600_000;
+
 /** Asymmetric algorithms only: `none` and HMAC (which would take the public key as a secret) are never accepted. */
 const ACCEPTED_ALGORITHMS: readonly Algorithm[] = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512'];
 
@@ -83,9 +92,13 @@ export class TokenValidator {
   private client: { uri: string; client: jwksRsa.JwksClient } | null = null;
   /** Parsed keys by PEM: verifying against a KeyObject costs less than half of re-parsing the PEM per request. */
   private readonly keyObjects = new Map<string, KeyObject>();
+  private readonly probedPems = new WeakMap<JsonWebKey, string | null>();
+  private readonly lastGood: LastGoodKeys;
 
   constructor(private readonly options: TokenValidatorOptions) {
     this.clockTolerance = options.clockToleranceSeconds ?? 60;
+    const jwks = options.jwks ?? {};
+    this.lastGood = new LastGoodKeys((jwks.cacheMaxAgeMs ?? DEFAULT_CACHE_MAX_AGE_MS) + (jwks.staleFallbackMs ?? DEFAULT_STALE_FALLBACK_MS));
   }
 
   async validate(token: string | null | undefined): Promise<TokenValidationResult> {
@@ -125,27 +138,17 @@ export class TokenValidator {
     const alg = header.alg as Algorithm;
     if (!ACCEPTED_ALGORITHMS.includes(alg)) return refuse('signature', `signing algorithm '${header.alg}' is not accepted`);
 
-    let publicKey: string;
-    try {
-      publicKey = (await this.clientFor(discovery).getSigningKey(header.kid ?? null)).getPublicKey();
-    } catch (err) {
-      const name = err instanceof Error ? err.name : '';
-      const rateLimited = name === 'JwksRateLimitError' && this.options.discovery.state() !== 'unreachable';
-      // The JWKS rate limit is spent (a burst of unknown kids) while the authority is up: serve the
-      // key from the JWKS the probe fetched last, so junk tokens cannot hold a rotated key out.
-      const probed = rateLimited ? this.probedKey(header.kid ?? null) : null;
-      if (probed !== null) {
-        publicKey = probed;
-      } else if (name === 'SigningKeyNotFoundError' || rateLimited) {
-        // A kid the reachable authority does not publish.
-        return refuse('signature', `the authority publishes no signing key ${header.kid ? `'${header.kid}'` : 'for this token (no kid)'}`);
-      } else {
-        return refuse(
-          'temporarily_unavailable',
-          `the signing keys of ${authority} cannot be fetched and key '${header.kid ?? ''}' is not cached (${errorMessage(err)}); see /api/config/findings`,
-        );
-      }
+    const key = await this.signingKeyOf(discovery, header.kid ?? null);
+    if (key.kind === 'not_published') {
+      return refuse('signature', `the authority publishes no signing key ${header.kid ? `'${header.kid}'` : 'for this token (no kid)'}`);
     }
+    if (key.kind === 'unavailable') {
+      return refuse(
+        'temporarily_unavailable',
+        `the signing keys of ${authority} cannot be fetched and key '${header.kid ?? ''}' is not cached (${key.cause}); see /api/config/findings`,
+      );
+    }
+    const publicKey = key.pem;
 
     let verified: JwtPayload;
     try {
@@ -156,10 +159,15 @@ export class TokenValidator {
       if (err instanceof jwt.TokenExpiredError) return refuse('expired', `the token expired at ${err.expiredAt.toISOString()}`);
       if (err instanceof jwt.NotBeforeError) return refuse('expired', `the token is not valid before ${err.date.toISOString()}`);
       const message = errorMessage(err);
-      if (/malformed|invalid token|unexpected token|json/i.test(message)) return refuse('malformed', `the token is malformed (${message})`);
+      // `invalid exp value` etc.: a claim of the wrong type, after the signature verified.
+      if (/malformed|invalid token|unexpected token|json|invalid (exp|nbf|iat) value/i.test(message)) {
+        return refuse('malformed', `the token is malformed (${message})`);
+      }
       return refuse('signature', `the token signature does not verify (${message})`);
     }
     if (typeof verified.exp !== 'number') return refuse('expired', 'the token carries no expiry (exp)');
+    // Without a subject every such caller would merge into one observed identity.
+    if (typeof verified.sub !== 'string' || verified.sub === '') return refuse('malformed', 'the token carries no subject (sub)');
 
     const aud = verified.aud;
     const audOk = typeof aud === 'string' ? aud === audience : Array.isArray(aud) && aud.includes(audience);
@@ -188,14 +196,44 @@ export class TokenValidator {
     return key;
   }
 
+  /** See the header comment for the order; never throws. */
+  private async signingKeyOf(discovery: AuthorityDiscovery, kid: string | null): Promise<KeyLookup> {
+    const reachable = this.options.discovery.state() !== 'unreachable';
+    const probed = reachable ? this.probedKey(kid) : null;
+    if (probed !== null) return { kind: 'found', pem: this.lastGood.remember(kid, probed) };
+    if (!reachable) {
+      const held = this.lastGood.get(kid);
+      return held !== null ? { kind: 'found', pem: held } : { kind: 'unavailable', cause: 'the authority is unreachable' };
+    }
+    try {
+      const pem = (await this.clientFor(discovery).getSigningKey(kid)).getPublicKey();
+      return { kind: 'found', pem: this.lastGood.remember(kid, pem) };
+    } catch (err) {
+      if (err instanceof Error && err.name === 'SigningKeyNotFoundError') {
+        this.lastGood.forget(kid);
+        return { kind: 'not_published' };
+      }
+      // Rate limit spent or fetch failed: a key we hold still serves; an unknown kid may be a
+      // freshly rotated key, so the answer is retryable rather than `signature`.
+      const held = this.lastGood.get(kid);
+      return held !== null ? { kind: 'found', pem: held } : { kind: 'unavailable', cause: errorMessage(err) };
+    }
+  }
+
   private probedKey(kid: string | null): string | null {
     const jwk = this.options.discovery.publishedKey(kid);
     if (!jwk) return null;
+    // The probe hands out the same objects until its next fetch: convert each once.
+    const cached = this.probedPems.get(jwk);
+    if (cached !== undefined) return cached;
+    let pem: string | null;
     try {
-      return createPublicKey({ key: jwk, format: 'jwk' }).export({ format: 'pem', type: 'spki' }).toString();
+      pem = createPublicKey({ key: jwk, format: 'jwk' }).export({ format: 'pem', type: 'spki' }).toString();
     } catch {
-      return null;
+      pem = null;
     }
+    this.probedPems.set(jwk, pem);
+    return pem;
   }
 
   private clientFor(discovery: AuthorityDiscovery): jwksRsa.JwksClient {
@@ -207,8 +245,8 @@ export class TokenValidator {
           jwksUri: discovery.jwksUri,
           cache: true,
           cacheMaxEntries: 50,
-          cacheMaxAge: o.cacheMaxAgeMs ?? 10 * 60_000,
-          cacheMaxAgeFallback: o.staleFallbackMs ?? 24 * 3_600_000,
+          cacheMaxAge: o.cacheMaxAgeMs ?? DEFAULT_CACHE_MAX_AGE_MS,
+          cacheMaxAgeFallback: o.staleFallbackMs ?? DEFAULT_STALE_FALLBACK_MS,
           rateLimit: true,
           jwksRequestsPerMinute: o.requestsPerMinute ?? 10,
           timeout: o.timeoutMs ?? 5_000,
@@ -216,6 +254,34 @@ export class TokenValidator {
       };
     }
     return this.client.client;
+  }
+}
+
+type KeyLookup = { kind: 'found'; pem: string } | { kind: 'not_published' } | { kind: 'unavailable'; cause: string };
+
+/**
+ * Keys the server obtained from the authority (probe JWKS or jwks-rsa), by kid, each trusted for
+ * `maxAgeMs` after it was last obtained. Bounded like the JWKS cache.
+ */
+class LastGoodKeys {
+  private readonly keys = new Map<string | null, { pem: string; at: number }>();
+
+  constructor(private readonly maxAgeMs: number) {}
+
+  remember(kid: string | null, pem: string): string {
+    this.keys.delete(kid); // re-insert: Map order is then oldest-first for eviction
+    if (this.keys.size >= 50) this.keys.delete(this.keys.keys().next().value as string | null);
+    this.keys.set(kid, { pem, at: Date.now() });
+    return pem;
+  }
+
+  get(kid: string | null): string | null {
+    const entry = this.keys.get(kid);
+    return entry && Date.now() - entry.at <= this.maxAgeMs ? entry.pem : null;
+  }
+
+  forget(kid: string | null): void {
+    this.keys.delete(kid);
   }
 }
 
