@@ -1,10 +1,10 @@
-import { readdirSync, readlinkSync } from 'node:fs';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Platform } from '../../src/platforms/platform.js';
 import { ClaimService } from '../../src/tickets/claim.service.js';
 import { type TcpProxy, startTcpProxy } from '../support/tcp-proxy.js';
 import { bootRunApp } from './support/run-test-app.js';
+import { sandboxProcessesOf } from './support/sandbox-processes.js';
 import { type RunTestSetup, createRunTestSetup, eventually } from './support/run-test-setup.js';
 
 /**
@@ -36,26 +36,14 @@ afterAll(async () => {
   await setup?.cleanup();
 });
 
-/** Live processes running in a sandbox of `runId` (its workdir names the run's first 8 characters). */
-function processesOf(runId: string): string[] {
-  const marker = `pipeline-service-${runId.slice(0, 8)}-`;
-  return readdirSync('/proc').filter((pid) => /^\d+$/.test(pid)).filter((pid) => {
-    try {
-      return readlinkSync(`/proc/${pid}/cwd`).includes(marker);
-    } catch {
-      return false; // gone, or not ours to read
-    }
-  });
-}
-
 describe('an instance cut off from the store and the database', () => {
   it('kills its runs\' commands once no heartbeat has reached either for the TTL', async () => {
     const claimed = await app.get(ClaimService).claim({ platform: Platform.GitHub, project: 'solo', ticket: 'fence-1' }, 'slow');
     if (claimed.outcome !== 'Claimed') throw new Error(claimed.outcome);
-    await eventually(async () => (processesOf(claimed.runId).length > 0 ? true : undefined), 10_000, 'the pipeline command to run');
+    await eventually(async () => (sandboxProcessesOf(claimed.runId).length > 0 ? true : undefined), 10_000, 'the pipeline command to run');
 
     await Promise.all([db.cut(), store.cut()]);
-    await eventually(async () => (processesOf(claimed.runId).length === 0 ? true : undefined), 10_000, 'the commands to be killed');
+    await eventually(async () => (sandboxProcessesOf(claimed.runId).length === 0 ? true : undefined), 10_000, 'the commands to be killed');
 
     // Once it can reach them again, the run does not stay `running`.
     await Promise.all([db.restore(), store.restore()]);

@@ -1,9 +1,9 @@
-import { readdirSync, readlinkSync } from 'node:fs';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Platform } from '../../src/platforms/platform.js';
 import { ClaimService } from '../../src/tickets/claim.service.js';
 import { bootRunApp } from './support/run-test-app.js';
+import { sandboxProcessesOf } from './support/sandbox-processes.js';
 import { type RunTestSetup, createRunTestSetup, eventually } from './support/run-test-setup.js';
 
 /**
@@ -24,27 +24,15 @@ afterAll(async () => {
   await setup?.cleanup();
 });
 
-/** Live processes running in a sandbox of `runId` (its workdir names the run's first 8 characters). */
-function processesOf(runId: string): string[] {
-  const marker = `pipeline-service-${runId.slice(0, 8)}-`;
-  return readdirSync('/proc').filter((pid) => /^\d+$/.test(pid)).filter((pid) => {
-    try {
-      return readlinkSync(`/proc/${pid}/cwd`).includes(marker);
-    } catch {
-      return false; // gone, or not ours to read
-    }
-  });
-}
-
 describe('shutdown during a run', () => {
   it('kills the run\'s commands once the grace period is over and ends the run Failed', async () => {
     const claimed = await app.get(ClaimService).claim({ platform: Platform.GitHub, project: 'solo', ticket: 'z1' }, 'slow');
     if (claimed.outcome !== 'Claimed') throw new Error(claimed.outcome);
-    await eventually(async () => (processesOf(claimed.runId).length > 0 ? true : undefined), 10_000, 'the pipeline command to run');
+    await eventually(async () => (sandboxProcessesOf(claimed.runId).length > 0 ? true : undefined), 10_000, 'the pipeline command to run');
 
     await app.close();
 
-    expect(processesOf(claimed.runId)).toEqual([]);
+    expect(sandboxProcessesOf(claimed.runId)).toEqual([]);
     const { rows } = await setup.db.query<{ state: string; error: string | null }>('SELECT state, error FROM runs WHERE id = $1', [claimed.runId]);
     expect(rows[0]?.state).toBe('failed');
     expect(rows[0]?.error).toMatch(/^interrupted: the server shut down during the run/);
