@@ -74,6 +74,8 @@ export interface TokenValidatorOptions {
 }
 
 const DEFAULT_CACHE_MAX_AGE_MS = 10 * 60_000;
+/** Leeway on exp / nbf for clocks that disagree; the hub times its expiry check with it too. */
+export const DEFAULT_CLOCK_TOLERANCE_SECONDS = 60;
 const DEFAULT_STALE_FALLBACK_MS = 24 * 3_600_000;
 
 /** Asymmetric algorithms only: `none` and HMAC (which would take the public key as a secret) are never accepted. */
@@ -96,7 +98,7 @@ export class TokenValidator {
   private readonly lastGood: LastGoodKeys;
 
   constructor(private readonly options: TokenValidatorOptions) {
-    this.clockTolerance = options.clockToleranceSeconds ?? 60;
+    this.clockTolerance = options.clockToleranceSeconds ?? DEFAULT_CLOCK_TOLERANCE_SECONDS;
     const jwks = options.jwks ?? {};
     this.lastGood = new LastGoodKeys((jwks.cacheMaxAgeMs ?? DEFAULT_CACHE_MAX_AGE_MS) + (jwks.staleFallbackMs ?? DEFAULT_STALE_FALLBACK_MS));
   }

@@ -5,14 +5,9 @@ import { AuthenticationService } from '../auth/authentication.service.js';
 import { Permission } from '../auth/permission.js';
 import type { Principal } from '../auth/principal.js';
 import { unauthorizedBody } from '../auth/unauthorized.js';
+import { DEFAULT_CLOCK_TOLERANCE_SECONDS } from '../auth/token-validator.js';
 import { HubEvent, type HubSocket, RUNS_ROOM, handshakeAuthorization, isRunRoom } from './hub-socket.js';
 
-/**
- * Mirrors the token validator's default clock tolerance (it is not exposed). If the validator
- * tolerates more, the expiry check re-validates and waits; if less, messages are still refused on
- * time by the per-message check and only the feed lingers.
- */
-const CLOCK_TOLERANCE_S = 60;
 /** Re-validation interval when the validator still accepted a token past our expiry estimate. */
 const EXPIRY_RECHECK_MS = 1_000;
 /** setTimeout's ceiling (~24.8 days); longer tokens are simply re-checked then. */
@@ -121,7 +116,7 @@ export class HubSessions implements OnApplicationShutdown {
     const exp = socket.data.expiresAt ?? expiryOf(socket.data.principal);
     socket.data.expiresAt = exp;
     // The validator refuses any token without `exp`, so null here means "check now".
-    const due = delayMs ?? (exp === null ? 0 : (exp + CLOCK_TOLERANCE_S) * 1000 - Date.now() + 1);
+    const due = delayMs ?? (exp === null ? 0 : (exp + DEFAULT_CLOCK_TOLERANCE_SECONDS) * 1000 - Date.now() + 1);
     const timer = setTimeout(() => void this.onExpiryDue(socket), Math.min(Math.max(due, 0), MAX_TIMER_MS));
     timer.unref();
     this.expiryTimers.set(socket, timer);
@@ -131,7 +126,7 @@ export class HubSessions implements OnApplicationShutdown {
     const principal = await this.recheck(socket);
     if (principal === null || !this.expiryTimers.has(socket)) return;
     const exp = socket.data.expiresAt;
-    const left = exp === null ? 0 : (exp + CLOCK_TOLERANCE_S) * 1000 - Date.now();
+    const left = exp === null ? 0 : (exp + DEFAULT_CLOCK_TOLERANCE_SECONDS) * 1000 - Date.now();
     this.scheduleExpiry(socket, left > 0 ? left + 1 : EXPIRY_RECHECK_MS);
   }
 

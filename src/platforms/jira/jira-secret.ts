@@ -1,4 +1,5 @@
 import type { ServiceConfig } from '../../config/service-config.js';
+import { at, text } from '../payload-reader.js';
 import { Platform } from '../platform.js';
 
 /**
@@ -21,19 +22,12 @@ export function jiraSecretFor(config: Pick<ServiceConfig, 'projects' | 'webhooks
 
 /** Lower-cased project keys the body names: `issue.fields.project.key` and the prefix of `issue.key`. */
 function namedProjectKeys(body: unknown): string[] {
-  const issue = field(body, 'issue');
-  const keys = [field(field(field(issue, 'fields'), 'project'), 'key'), prefixOf(field(issue, 'key'))];
-  return keys.filter((k): k is string => typeof k === 'string' && k.trim() !== '').map((k) => k.trim().toLowerCase());
+  const keys = [text(at(body, 'issue', 'fields', 'project', 'key')), prefixOf(text(at(body, 'issue', 'key')))];
+  return keys.filter((k): k is string => k !== null).map((k) => k.trim().toLowerCase());
 }
 
-function prefixOf(key: unknown): string | null {
-  if (typeof key !== 'string') return null;
-  const dash = key.lastIndexOf('-');
-  return dash > 0 ? key.slice(0, dash) : null;
-}
-
-function field(value: unknown, name: string): unknown {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.hasOwn(value, name)
-    ? (value as Record<string, unknown>)[name]
-    : undefined;
+/** `BILL-3` → `BILL`; null without a dash after the first character (not yet checked as an issue key). */
+function prefixOf(key: string | null): string | null {
+  const dash = key?.lastIndexOf('-') ?? -1;
+  return key !== null && dash > 0 ? text(key.slice(0, dash)) : null;
 }
