@@ -1,6 +1,7 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { clipText } from '../common/clip-text.js';
 import { withTimeout } from '../common/with-timeout.js';
+import { isDatabaseFault } from '../database/database-fault.js';
 import { DatabaseService } from '../database/database.service.js';
 
 export interface TriggerLogEntry {
@@ -130,14 +131,13 @@ export class TriggerLogService implements OnApplicationShutdown {
   }
 
   /**
-   * Whether the database (or the way to it) failed rather than the rows. A server error says which
-   * by its SQLSTATE class: 08 connection, 40 rollback, 53 resources, 57 operator intervention, 58
-   * system are the database's; anything else (22 data, 54 limits, ...) is the rows'. Any other error
-   * (socket, pool, driver, a value the driver cannot send) is told apart by asking the database.
+   * Whether the database (or the way to it) failed rather than the rows (see isDatabaseFault).
+   * When PostgreSQL gave no answer at all (socket, pool, a value the driver cannot send), the
+   * database is asked directly.
    */
   private async databaseAtFault(error: unknown): Promise<boolean> {
-    const { code, severity } = (error ?? {}) as { code?: unknown; severity?: unknown };
-    if (typeof code === 'string' && typeof severity === 'string') return /^(08|40|53|57|58)/.test(code);
+    const fault = isDatabaseFault(error);
+    if (fault !== null) return fault;
     try {
       await this.db.dataSource.query('SELECT 1');
       return false;

@@ -1,4 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { clipText } from '../../common/clip-text.js';
+import { isDatabaseFault } from '../../database/database-fault.js';
 import { DatabaseService } from '../../database/database.service.js';
 import { insertRunEvents } from '../../runs/insert-run-events.js';
 
@@ -99,7 +101,8 @@ export class ProjectionEventsRecorder {
         this.putBack(runId, batch);
         // The database is away (or busy): nothing is wrong with this run; stop here and keep
         // everything for the next flush. The run goes to the back, so the next pass starts elsewhere.
-        if (databaseAway(error)) throw error;
+        // No answer from PostgreSQL at all (refused, reset, pool timeout) counts as the database away too.
+        if (isDatabaseFault(error) !== false) throw error;
         this.runFailed(runId, error as Error);
       } finally {
         this.writing = null;
@@ -119,7 +122,7 @@ export class ProjectionEventsRecorder {
 
   private runFailed(runId: string, error: Error): void {
     const count = (this.failures.get(runId) ?? 0) + 1;
-    const reason = clip(error.message.replace(/\s+/g, ' '), 300);
+    const reason = clipText(error.message.replace(/\s+/g, ' '), 300);
     if (count < MAX_RUN_FAILURES) {
       this.failures.set(runId, count);
       this.logger.debug(`label-projection events of run ${runId} not stored (attempt ${count} of ${MAX_RUN_FAILURES}): ${reason}`);
@@ -154,37 +157,5 @@ export class ProjectionEventsRecorder {
 
 /** PostgreSQL refuses NUL in `text`; a tracker's response body can carry one. Long texts are clipped. */
 function storableText(text: string): string {
-  return clip(text.replace(/\0/g, '\uFFFD'), MAX_TEXT_CHARS);
-}
-
-function clip(text: string, max: number): string {
-  if (text.length <= max) return text;
-  let cut = max - 1;
-  // Do not split a surrogate pair.
-  if (/[\uD800-\uDBFF]/.test(text.charAt(cut - 1))) cut--;
-  return `${text.slice(0, cut)}…`;
-}
-
-/**
- * Whether a failed write says the database is away or busy (nothing to do with the run), rather
- * than refusing this run's data. No SQLSTATE (connection refused or reset, pool timeout, the
- * service's own 503), or a class of connection (08), transaction state (25, a read-only standby),
- * authorisation (28), catalog (3D, the database is gone), rollback (40), resources (53), lock
- * (55), operator (57), system (58) or internal (XX) trouble. Anything else (22 data, 23
- * integrity, 54 limits, …) is this run's own.
- */
-function databaseAway(error: unknown): boolean {
-  const code = sqlState(error);
-  return code === null || /^(08|25|28|3D|40|53|55|57|58|XX)/.test(code);
-}
-
-/** The SQLSTATE of an error PostgreSQL answered (pg's `DatabaseError`, also inside TypeORM's `QueryFailedError`). */
-function sqlState(error: unknown): string | null {
-  const e = error as { driverError?: unknown } | null;
-  for (const candidate of [e, e?.driverError]) {
-    const { code, severity } = (candidate ?? {}) as { code?: unknown; severity?: unknown };
-    // Node's own errors carry codes too (`EPIPE`, `ECONNRESET`); only the server's come with a severity.
-    if (typeof severity === 'string' && typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code;
-  }
-  return null;
+  return clipText(text.replace(/\0/g, '\uFFFD'), MAX_TEXT_CHARS);
 }
