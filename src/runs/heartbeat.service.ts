@@ -105,7 +105,9 @@ export class HeartbeatService implements OnApplicationShutdown {
     const client = this.store.client;
     if (!client || !this.store.isConnected) return false;
     const multi = client.multi().set(this.consumerKey(this.instance.id), '1', 'PX', this.ttlMs);
-    for (const runId of runs) multi.set(this.heartbeatKey(runId), this.instance.id, 'PX', this.ttlMs);
+    // Only runs still held now: a beat's list was taken before its database write, and a run
+    // stopped meanwhile must not get its key back (stop's DEL went first on this same connection).
+    for (const runId of runs) if (this.runs.has(runId)) multi.set(this.heartbeatKey(runId), this.instance.id, 'PX', this.ttlMs);
     return multi.exec().then((replies) => replies !== null && replies.every(([error]) => error === null), () => false);
   }
 
