@@ -2,6 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import type { ServiceEnvironment } from './config/environment.js';
 import { AuthModule } from './auth/auth.module.js';
 import { CoreModule } from './core.module.js';
+import { DashboardModule } from './dashboard/dashboard.module.js';
 import { HubModule } from './hub/hub.module.js';
 import { RunEngineModule } from './runs/run-engine.module.js';
 import { RunQueueModule } from './runs/run-queue.module.js';
@@ -15,7 +16,7 @@ export class AppModule {
   static register(env: ServiceEnvironment): DynamicModule {
     return {
       module: AppModule,
-      imports: [CoreModule.register(env), AuthModule, RunQueueModule, RunEngineModule, TicketsModule, LabelProjectionModule, WebhooksModule, HubModule],
+      imports: [CoreModule.register(env), AuthModule, RunQueueModule, RunEngineModule, TicketsModule, LabelProjectionModule, WebhooksModule, HubModule, DashboardModule],
     };
   }
 }

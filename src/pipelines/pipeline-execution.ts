@@ -1,7 +1,7 @@
 import type { ProjectConfig, RepoConfig } from '../config/service-config.js';
 import { SandboxState } from '../database/entities/run-sandbox.entity.js';
 import type { SandboxBackend } from '../sandbox/sandbox-backend.js';
-import type { Pipeline, RunEventSink, RunSandbox, StepResult } from './pipeline.js';
+import type { Pipeline, RunEventSink, RunSandbox, StepObserver, StepResult } from './pipeline.js';
 import { RunEventKind } from './run-event-kind.js';
 import { type RunIdentity, runEnvironment, sandboxName, sandboxPlan } from './run-environment.js';
 import type { StepRunner } from './step-runner.js';
@@ -15,6 +15,8 @@ export interface PipelineExecutionInput {
   events: RunEventSink;
   /** Told of each sandbox's state (the server records it; the CLI does not). */
   onSandbox?(repo: RepoConfig | null, state: SandboxState): Promise<void>;
+  /** Told of each step as it starts and ends. */
+  onStep?: StepObserver;
 }
 
 /**
@@ -38,7 +40,7 @@ export async function executePipeline(input: PipelineExecutionInput): Promise<St
       await note(repo, SandboxState.Ready);
       events.emit(RunEventKind.SandboxCreated, name, repo ? `${repo.name} (path prefix "${repo.path_prefix}")` : 'default sandbox');
     }
-    return await input.runner.run(input.pipeline, { runId: run.runId, sandboxes, events });
+    return await input.runner.run(input.pipeline, { runId: run.runId, sandboxes, events }, input.onStep);
   } finally {
     for (const { repo, sandbox } of sandboxes) {
       await sandbox.destroy().catch(() => undefined);

@@ -13,6 +13,13 @@ export interface RunSandbox {
   sandbox: Sandbox;
 }
 
+/** States of one step of a run (recorded in `run_steps`, shown in the Run's `steps`). */
+export const StepState = { Running: 'running', Succeeded: 'succeeded', Failed: 'failed' } as const;
+export type StepState = (typeof StepState)[keyof typeof StepState];
+
+/** Told of each step as it starts and ends (the server records steps; the CLI does not). */
+export type StepObserver = (position: number, name: string, state: StepState) => Promise<void>;
+
 export interface StepContext {
   runId: string;
   pipeline: string;

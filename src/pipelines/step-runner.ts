@@ -1,12 +1,16 @@
-import type { Pipeline, StepContext, StepResult } from './pipeline.js';
+import { type Pipeline, type StepContext, type StepObserver, type StepResult, StepState } from './pipeline.js';
 import { RunEventKind } from './run-event-kind.js';
 
 /** Runs a pipeline's steps in order in the run's sandboxes; the first failure ends the run. */
 export class StepRunner {
-  async run(pipeline: Pipeline, context: Omit<StepContext, 'deadline' | 'pipeline'>): Promise<StepResult> {
-    const full: StepContext = { ...context, pipeline: pipeline.name, deadline: Date.now() + pipeline.timeoutMs };
+  async run(pipeline: Pipeline, context: Omit<StepContext, 'deadline' | 'pipeline'>, onStep?: StepObserver): Promise<StepResult> {
+    const { events, runId, sandboxes } = context;
+    const full: StepContext = { runId, sandboxes, events, pipeline: pipeline.name, deadline: Date.now() + pipeline.timeoutMs };
+    // A step record that cannot be written is not a reason to fail the run: the events still say it.
+    const note = (index: number, name: string, state: StepState) => onStep?.(index + 1, name, state).catch(() => undefined);
     for (const [index, step] of pipeline.steps.entries()) {
       const label = `step ${index + 1}/${pipeline.steps.length}: ${step.name}`;
+      await note(index, step.name, StepState.Running);
       context.events.emit(RunEventKind.StepStarted, null, label);
       let result: StepResult;
       try {
@@ -14,6 +18,7 @@ export class StepRunner {
       } catch (error) {
         result = { ok: false, error: `${label} crashed: ${(error as Error).message}` };
       }
+      await note(index, step.name, result.ok ? StepState.Succeeded : StepState.Failed);
       if (!result.ok) {
         context.events.emit(RunEventKind.StepFailed, null, `${label}: ${result.error}`);
         return result;

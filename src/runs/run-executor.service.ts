@@ -127,6 +127,7 @@ export class RunExecutorService {
         runner: this.runner,
         events,
         onSandbox: (repo, state) => this.records.noteSandbox(request.runId, sandboxName(repo), repo?.path_prefix ?? '', state),
+        onStep: (position, name, state) => this.records.noteStep(request.runId, position, name, state),
       });
     } catch (error) {
       result = { ok: false, error: `run crashed: ${(error as Error).message}` };

@@ -4,6 +4,7 @@ import { updatedRows } from '../database/updated-rows.js';
 import type { SandboxState } from '../database/entities/run-sandbox.entity.js';
 import { LIVE_RUN_STATES, RunState } from '../database/entities/run.entity.js';
 import type { Platform } from '../platforms/platform.js';
+import type { StepState } from '../pipelines/pipeline.js';
 import type { PipelineRequest } from './pipeline-request.js';
 
 /** The columns of a run the engine works with. */
@@ -68,6 +69,14 @@ export class RunRecordsService {
     await this.db.dataSource.query(
       `INSERT INTO run_sandboxes (run_id, repo, path_prefix, state) VALUES ($1, $2, $3, $4)
        ON CONFLICT (run_id, repo) DO UPDATE SET state = $4`, [runId, repo, pathPrefix, state]);
+  }
+
+  /** A step of the run started (inserted) or ended (its state and end time set). */
+  async noteStep(runId: string, position: number, name: string, state: StepState): Promise<void> {
+    await this.db.dataSource.query(
+      `INSERT INTO run_steps (run_id, position, name, state) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (run_id, position) DO UPDATE SET state = $4, finished_at = CASE WHEN $4 = 'running' THEN NULL ELSE now() END`,
+      [runId, position, name, state]);
   }
 
   /** Running runs whose database heartbeat is older than `ttlSeconds` (candidates for stale detection). */

@@ -1,0 +1,9 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { IsUUID } from 'class-validator';
+
+/** `:id` of the run routes: a run id is a UUID (anything else is a 400, never a database error). */
+export class RunIdParams {
+  @ApiProperty({ format: 'uuid' })
+  @IsUUID('all', { message: 'id must be a run id (a UUID)' })
+  id!: string;
+}

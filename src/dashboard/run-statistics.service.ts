@@ -1,0 +1,80 @@
+import { Injectable } from '@nestjs/common';
+import { DatabaseService } from '../database/database.service.js';
+import { RunState } from '../database/entities/run.entity.js';
+import { type RunFilter, runFilterSql } from '../runs/resource/run-reader.service.js';
+import type { RunUsage } from '../runs/resource/run-resource.js';
+
+export interface Percentiles {
+  p50: number | null;
+  p95: number | null;
+}
+
+/** `GET /api/runs/statistics` (contract "Runs API details"). */
+export interface RunStatistics {
+  total: number;
+  byState: Record<RunState, number>;
+  byPipeline: Record<string, number>;
+  /** Start → end of finished runs that started. */
+  durationSeconds: Percentiles;
+  /** Claim (createdAt) → start of runs that started. */
+  queueWaitSeconds: Percentiles;
+  usage: RunUsage;
+}
+
+interface StatisticsRow {
+  total: number;
+  by_state: Record<string, number> | null;
+  by_pipeline: Record<string, number> | null;
+  duration: (number | null)[] | null;
+  wait: (number | null)[] | null;
+  model_calls: string | number;
+  input_tokens: string | number;
+  output_tokens: string | number;
+  cost_usd: string | number;
+}
+
+/** Figures over the runs a filter selects, computed by the database in one statement. */
+@Injectable()
+export class RunStatisticsService {
+  constructor(private readonly db: DatabaseService) {}
+
+  async compute(filter: Pick<RunFilter, 'since' | 'project'>): Promise<RunStatistics> {
+    const { where, params } = runFilterSql(filter);
+    const [row] = (await this.db.dataSource.query(
+      `WITH f AS (SELECT r.* FROM runs r ${where})
+       SELECT
+         (SELECT count(*)::int FROM f) AS total,
+         (SELECT json_object_agg(state, n) FROM (SELECT state, count(*)::int AS n FROM f GROUP BY state) s) AS by_state,
+         (SELECT json_object_agg(pipeline, n) FROM (SELECT pipeline, count(*)::int AS n FROM f GROUP BY pipeline) p) AS by_pipeline,
+         (SELECT percentile_cont(ARRAY[0.5, 0.95]) WITHIN GROUP (ORDER BY extract(epoch FROM finished_at - started_at))
+            FROM f WHERE finished_at IS NOT NULL AND started_at IS NOT NULL) AS duration,
+         (SELECT percentile_cont(ARRAY[0.5, 0.95]) WITHIN GROUP (ORDER BY extract(epoch FROM started_at - created_at))
+            FROM f WHERE started_at IS NOT NULL) AS wait,
+         (SELECT COALESCE(sum(model_calls), 0) FROM f) AS model_calls,
+         (SELECT COALESCE(sum(input_tokens), 0) FROM f) AS input_tokens,
+         (SELECT COALESCE(sum(output_tokens), 0) FROM f) AS output_tokens,
+         (SELECT COALESCE(sum(cost_usd), 0) FROM f) AS cost_usd`,
+      params,
+    )) as StatisticsRow[];
+    const byState = Object.fromEntries(Object.values(RunState).map((s) => [s, 0])) as Record<RunState, number>;
+    Object.assign(byState, row?.by_state ?? {});
+    return {
+      total: row?.total ?? 0,
+      byState,
+      byPipeline: row?.by_pipeline ?? {},
+      durationSeconds: percentiles(row?.duration),
+      queueWaitSeconds: percentiles(row?.wait),
+      usage: {
+        modelCalls: Number(row?.model_calls ?? 0),
+        inputTokens: Number(row?.input_tokens ?? 0),
+        outputTokens: Number(row?.output_tokens ?? 0),
+        costUsd: Number(row?.cost_usd ?? 0),
+      },
+    };
+  }
+}
+
+function percentiles(values: (number | null)[] | null | undefined): Percentiles {
+  const round = (v: number | null | undefined) => (v === null || v === undefined ? null : Math.round(Number(v) * 1000) / 1000);
+  return { p50: round(values?.[0]), p95: round(values?.[1]) };
+}

@@ -1,0 +1,74 @@
+import { Injectable } from '@nestjs/common';
+import { DatabaseService } from '../../database/database.service.js';
+import type { RunState } from '../../database/entities/run.entity.js';
+import type { Platform } from '../../platforms/platform.js';
+import type { Run } from './run-resource.js';
+import { RUN_COLUMNS, RUN_ORDER, type RunRowSql, runOfRow } from './run-sql.js';
+
+/** Filters of `GET /api/runs` (contract "Runs API details"); all optional, combined with AND. */
+export interface RunFilter {
+  state?: RunState;
+  project?: string;
+  ticket?: string;
+  pipeline?: string;
+  platform?: Platform;
+  /** On createdAt, inclusive. */
+  since?: Date;
+  /** On createdAt, exclusive. */
+  until?: Date;
+}
+
+export interface RunPage {
+  items: Run[];
+  total: number;
+}
+
+/** A WHERE clause (with its parameters, numbered from 1) for a filter. */
+export function runFilterSql(filter: RunFilter): { where: string; params: unknown[] } {
+  const clauses: string[] = [];
+  const params: unknown[] = [];
+  const add = (sql: string, value: unknown) => {
+    params.push(value);
+    clauses.push(sql.replace('?', `$${params.length}`));
+  };
+  if (filter.state !== undefined) add('r.state = ?', filter.state);
+  if (filter.project !== undefined) add('r.project = ?', filter.project);
+  if (filter.ticket !== undefined) add('r.ticket = ?', filter.ticket);
+  if (filter.pipeline !== undefined) add('r.pipeline = ?', filter.pipeline);
+  if (filter.platform !== undefined) add('r.platform = ?', filter.platform);
+  if (filter.since !== undefined) add('r.created_at >= ?', filter.since);
+  if (filter.until !== undefined) add('r.created_at < ?', filter.until);
+  return { where: clauses.length > 0 ? `WHERE ${clauses.join(' AND ')}` : '', params };
+}
+
+/** The SQL of one page of runs and of their total, as `GET /api/runs` runs it (the bench runs it too). */
+export function runPageSql(filter: RunFilter, limit: number, offset: number): { page: string; total: string; params: unknown[]; pageParams: unknown[] } {
+  const { where, params } = runFilterSql(filter);
+  const n = params.length;
+  return {
+    page: `SELECT ${RUN_COLUMNS} FROM runs r ${where} ${RUN_ORDER} LIMIT $${n + 1} OFFSET $${n + 2}`,
+    total: `SELECT count(*)::int AS total FROM runs r ${where}`,
+    params,
+    pageParams: [...params, limit, offset],
+  };
+}
+
+/** Reads runs as the contract's Run resource. */
+@Injectable()
+export class RunReaderService {
+  constructor(private readonly db: DatabaseService) {}
+
+  async get(runId: string): Promise<Run | null> {
+    const rows: RunRowSql[] = await this.db.dataSource.query(`SELECT ${RUN_COLUMNS} FROM runs r WHERE r.id = $1`, [runId]);
+    return rows[0] ? runOfRow(rows[0]) : null;
+  }
+
+  async list(filter: RunFilter, limit: number, offset: number): Promise<RunPage> {
+    const sql = runPageSql(filter, limit, offset);
+    const [rows, totals] = await Promise.all([
+      this.db.dataSource.query(sql.page, sql.pageParams) as Promise<RunRowSql[]>,
+      this.db.dataSource.query(sql.total, sql.params) as Promise<{ total: number }[]>,
+    ]);
+    return { items: rows.map(runOfRow), total: totals[0]?.total ?? 0 };
+  }
+}
