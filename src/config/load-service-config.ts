@@ -20,7 +20,7 @@ export interface LoadedConfig {
   file: { path: string; present: boolean };
 }
 
-const ROOT_KEYS = ['auth', 'webhooks', 'secrets', 'queue', 'pipelines', 'capacity', 'sandbox', 'projects', 'observation_retention_days'];
+const ROOT_KEYS = ['auth', 'webhooks', 'secrets', 'queue', 'pipelines', 'capacity', 'sandbox', 'projects', 'observation_retention_days', 'metrics', 'runs'];
 
 /** Loads the bootstrap file with the environment. Never throws: every problem is a finding. */
 export function loadServiceConfig(env: ServiceEnvironment, configPath = env.configPath): LoadedConfig {
@@ -66,6 +66,10 @@ export function buildConfig(raw: unknown, env: ServiceEnvironment, findings: Fin
   config.capacity = readCapacity(r, root.capacity);
   config.sandbox = readSandbox(r, root.sandbox);
   config.observation_retention_days = r.integer(root.observation_retention_days, { path: 'observation_retention_days' }, 90, 1);
+  const metrics = r.block(root.metrics, { path: 'metrics' }, ['enabled']);
+  config.metrics = { enabled: r.boolean(metrics.enabled, { path: 'metrics.enabled' }, true) };
+  const runs = r.block(root.runs, { path: 'runs' }, ['retention_days']);
+  config.runs = { retention_days: r.integer(runs.retention_days, { path: 'runs.retention_days' }, 90, 1) };
   config.projects = emptyMap<ProjectConfig>();
   const projects = r.block(root.projects, { path: 'projects' }, Object.keys(isPlainObject(root.projects) ? root.projects : {}));
   for (const [name, value] of Object.entries(projects)) {

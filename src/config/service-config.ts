@@ -129,6 +129,18 @@ export interface ServiceConfig {
   sandbox: SandboxConfig;
   projects: Record<string, ProjectConfig>;
   observation_retention_days: number;
+  metrics: MetricsConfig;
+  runs: RunsConfig;
+}
+
+export interface MetricsConfig {
+  /** Serve Prometheus metrics at `GET /metrics`. */
+  enabled: boolean;
+}
+
+export interface RunsConfig {
+  /** Finished runs (and their events) older than this are removed by the housekeeping leader. */
+  retention_days: number;
 }
 
 export const DEFAULT_QUEUE: QueueConfig = {
@@ -163,5 +175,7 @@ export function defaultServiceConfig(): ServiceConfig {
     sandbox: { ...DEFAULT_SANDBOX },
     projects: {},
     observation_retention_days: 90,
+    metrics: { enabled: true },
+    runs: { retention_days: 90 },
   };
 }
