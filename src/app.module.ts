@@ -3,6 +3,7 @@ import type { ServiceEnvironment } from './config/environment.js';
 import { AuthModule } from './auth/auth.module.js';
 import { CoreModule } from './core.module.js';
 import { HubModule } from './hub/hub.module.js';
+import { MetricsModule } from './metrics/metrics.module.js';
 import { RunEngineModule } from './runs/run-engine.module.js';
 import { RunQueueModule } from './runs/run-queue.module.js';
 import { LabelProjectionModule } from './tickets/label-projection/label-projection.module.js';
@@ -15,7 +16,7 @@ export class AppModule {
   static register(env: ServiceEnvironment): DynamicModule {
     return {
       module: AppModule,
-      imports: [CoreModule.register(env), AuthModule, RunQueueModule, RunEngineModule, TicketsModule, LabelProjectionModule, WebhooksModule, HubModule],
+      imports: [CoreModule.register(env), AuthModule, RunQueueModule, RunEngineModule, TicketsModule, LabelProjectionModule, WebhooksModule, HubModule, MetricsModule],
     };
   }
 }
