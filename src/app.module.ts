@@ -4,6 +4,7 @@ import { AuthModule } from './auth/auth.module.js';
 import { CoreModule } from './core.module.js';
 import { DashboardModule } from './dashboard/dashboard.module.js';
 import { HubModule } from './hub/hub.module.js';
+import { MetricsModule } from './metrics/metrics.module.js';
 import { RunEngineModule } from './runs/run-engine.module.js';
 import { RunQueueModule } from './runs/run-queue.module.js';
 import { LabelProjectionModule } from './tickets/label-projection/label-projection.module.js';
@@ -16,7 +17,10 @@ export class AppModule {
   static register(env: ServiceEnvironment): DynamicModule {
     return {
       module: AppModule,
-      imports: [CoreModule.register(env), AuthModule, RunQueueModule, RunEngineModule, TicketsModule, LabelProjectionModule, WebhooksModule, HubModule, DashboardModule],
+      imports: [
+        CoreModule.register(env), AuthModule, RunQueueModule, RunEngineModule, TicketsModule, LabelProjectionModule, WebhooksModule, HubModule,
+        DashboardModule, MetricsModule,
+      ],
     };
   }
 }

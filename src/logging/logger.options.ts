@@ -1,5 +1,14 @@
 import type { Params } from 'nestjs-pino';
 
+/** Paths polled by probes and scrapers every few seconds: not logged per request (they would drown the rest). */
+const UNLOGGED_PATHS = ['/health', '/metrics'];
+
+/** True for a probe or scrape URL: one of UNLOGGED_PATHS or below it, with or without a query. */
+export function isUnloggedPath(url: string): boolean {
+  const path = url.split('?', 1)[0]!;
+  return UNLOGGED_PATHS.some((p) => path === p || path.startsWith(`${p}/`));
+}
+
 /** Request headers that carry credentials or signatures: never logged. */
 export const REDACTED_HEADERS = [
   'authorization', 'cookie', 'x-hub-signature', 'x-hub-signature-256', 'x-gitlab-token', 'x-platformb-token',
@@ -10,8 +19,7 @@ export function loggerOptions(level: string): Params {
     pinoHttp: {
       level,
       redact: { paths: REDACTED_HEADERS.map((h) => `req.headers["${h}"]`), censor: '[redacted]' },
-      // Liveness probes hit /health every few seconds; logging each would drown the rest.
-      autoLogging: { ignore: (req) => (req.url ?? '').startsWith('/health') },
+      autoLogging: { ignore: (req) => isUnloggedPath(req.url ?? '') },
       quietReqLogger: true,
       // Every delivery already has its trigger-log row and its transition line: a successful
       // request is only worth a debug line; refusals and failures stay visible.

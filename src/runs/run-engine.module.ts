@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { LeaderModule } from '../leader/leader.module.js';
+import { MetricsRegistryModule } from '../metrics/metrics-registry.module.js';
 import { PipelinesModule } from '../pipelines/pipelines.module.js';
 import { CapacityQueueService } from './capacity/capacity-queue.service.js';
 import { HeartbeatService } from './heartbeat.service.js';
@@ -17,7 +18,7 @@ import { StaleJobDetectorService } from './stale-job-detector.service.js';
  * detector and reconciler) and the live run feed. Needs RunQueueModule and TicketsModule.
  */
 @Module({
-  imports: [LeaderModule, PipelinesModule],
+  imports: [LeaderModule, PipelinesModule, MetricsRegistryModule],
   providers: [
     RunRecordsService, RunFeedPublisher, RunEventsService, HeartbeatService, CapacityQueueService,
     RunExecutorService, RunConsumerService, StaleJobDetectorService, ReconcilerService, HousekeepingService,

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '../config/config.service.js';
 import { RunState } from '../database/entities/run.entity.js';
+import { MetricsService } from '../metrics/metrics.service.js';
 import type { StepResult } from '../pipelines/pipeline.js';
 import { executePipeline } from '../pipelines/pipeline-execution.js';
 import { PipelineCatalogService } from '../pipelines/pipeline-catalog.service.js';
@@ -55,6 +56,7 @@ export class RunExecutorService {
     private readonly runner: StepRunner,
     private readonly config: ConfigService,
     @Inject(SANDBOX_BACKEND) private readonly backend: SandboxBackend,
+    private readonly metrics: MetricsService,
   ) {
     heartbeat.onSilence((silentMs) => void this.stopRuns(
       `stopped: no heartbeat reached the store or the database for ${Math.round(silentMs / 1000)} s, so the ticket may be claimed again elsewhere`));
@@ -93,7 +95,7 @@ export class RunExecutorService {
     try {
       // Inside the try: a failed start must still stop the heartbeat, or the run would look alive for ever.
       await this.heartbeat.start(request.runId);
-      const outcome = await this.admitAndRun(request, events, firstTake);
+      const outcome = await this.admitAndRun(request, run.createdAt, events, firstTake);
       if (outcome === RunOutcome.Deferred) await this.heartbeat.release(request.runId);
       return outcome;
     } finally {
@@ -103,20 +105,22 @@ export class RunExecutorService {
     }
   }
 
-  private async admitAndRun(request: PipelineRequest, events: RunEventWriter, firstTake: boolean): Promise<RunOutcome> {
+  private async admitAndRun(request: PipelineRequest, createdAt: Date, events: RunEventWriter, firstTake: boolean): Promise<RunOutcome> {
     const footprint = this.capacity.footprintFor(request.project);
     const capacity = this.config.config.capacity;
     if (exceedsCapacity(footprint, capacity)) {
       const error = `run needs ${footprint.cpu} cpu and ${footprint.memory} bytes of memory, more than the whole capacity (${capacity?.cpu} cpu, ${capacity?.memory} bytes)`;
-      if (!(await this.begin(request))) return RunOutcome.Skipped;
-      return this.end(request, { ok: false, error }, events);
+      const startedAt = await this.begin(request, createdAt);
+      if (startedAt === null) return RunOutcome.Skipped;
+      return this.end(request, { ok: false, error }, events, startedAt);
     }
     if (firstTake) events.emit(RunEventKind.Queued, null, `waiting for capacity: ${footprint.cpu} cpu, ${footprint.memory} bytes`);
     const admission = await this.capacity.waitForAdmission(request.runId, footprint, ADMISSION_WAIT_MS, () => this.closing);
     if (admission === 'gone') return RunOutcome.Skipped;
     if (admission === 'not-yet') return RunOutcome.Deferred;
     events.emit(RunEventKind.Admitted, null, 'capacity admitted');
-    if (!(await this.begin(request))) return RunOutcome.Skipped;
+    const startedAt = await this.begin(request, createdAt);
+    if (startedAt === null) return RunOutcome.Skipped;
     let result: StepResult;
     try {
       result = await executePipeline({
@@ -136,7 +140,7 @@ export class RunExecutorService {
     this.stopped.delete(request.runId);
     this.live.delete(request.runId);
     if (stoppedBecause !== undefined && !result.ok) result = { ok: false, error: `${stoppedBecause} (${result.error})` };
-    return this.end(request, result, events);
+    return this.end(request, result, events, startedAt);
   }
 
   /** The sandbox backend, with every sandbox it creates for `runId` listed in `live` until destroyed. */
@@ -168,16 +172,23 @@ export class RunExecutorService {
     };
   }
 
-  /** Enqueued → InProgress (or queued → running for a ticket-less run); false when someone else has it. */
-  private async begin(request: PipelineRequest): Promise<boolean> {
+  /**
+   * Enqueued → InProgress (or queued → running for a ticket-less run): when it started (this
+   * process's monotonic clock, for its duration), or null when someone else has it.
+   */
+  private async begin(request: PipelineRequest, createdAt: Date): Promise<number | null> {
     const started = request.ticket === null
       ? await this.records.startTicketless(request.runId)
       : (await this.lifecycle.transition(request.runId, LifecycleTrigger.Dequeue)) !== null;
-    if (!started) this.logger.warn(`run ${request.runId} not started: it is no longer waiting to start`);
-    return started;
+    if (!started) {
+      this.logger.warn(`run ${request.runId} not started: it is no longer waiting to start`);
+      return null;
+    }
+    this.metrics.runStarted(request.pipeline, (Date.now() - createdAt.getTime()) / 1000);
+    return performance.now();
   }
 
-  private async end(request: PipelineRequest, result: StepResult, events: RunEventWriter): Promise<RunOutcome> {
+  private async end(request: PipelineRequest, result: StepResult, events: RunEventWriter, startedAt: number): Promise<RunOutcome> {
     const error = result.ok ? null : result.error;
     events.emit(result.ok ? RunEventKind.RunSucceeded : RunEventKind.RunFailed, null, error ?? `pipeline ${request.pipeline} succeeded`);
     await events.flush();
@@ -188,6 +199,7 @@ export class RunExecutorService {
       // The ticket moved on without this run (e.g. reverted as stale while paused): still end the run.
       if (!moved) await this.records.finish(request.runId, result.ok ? RunState.Succeeded : RunState.Failed, error);
     }
+    this.metrics.runFinished(request.pipeline, result.ok ? RunState.Succeeded : RunState.Failed, (performance.now() - startedAt) / 1000);
     this.logger.log(`run ${request.runId} (${request.project}/${request.ticket ?? '-'} ${request.pipeline}) ${result.ok ? 'succeeded' : `failed: ${error}`}`);
     return result.ok ? RunOutcome.Succeeded : RunOutcome.Failed;
   }

@@ -17,6 +17,8 @@ export interface RunRow {
   state: RunState;
   owner: string | null;
   admitted: boolean;
+  /** When the run was claimed (the database's clock). */
+  createdAt: Date;
 }
 
 /**
@@ -29,7 +31,7 @@ export class RunRecordsService {
 
   async find(runId: string): Promise<RunRow | null> {
     const rows: (Omit<RunRow, 'admitted'> & { admitted_at: Date | null })[] = await this.db.dataSource.query(
-      'SELECT id, platform, project, ticket, pipeline, state, owner, admitted_at FROM runs WHERE id = $1', [runId]);
+      'SELECT id, platform, project, ticket, pipeline, state, owner, admitted_at, created_at AS "createdAt" FROM runs WHERE id = $1', [runId]);
     const row = rows[0];
     return row ? { ...row, admitted: row.admitted_at !== null } : null;
   }

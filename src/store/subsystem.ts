@@ -8,7 +8,8 @@ export const BackgroundSubsystem = {
 } as const;
 export type BackgroundSubsystem = (typeof BackgroundSubsystem)[keyof typeof BackgroundSubsystem];
 
-export type SubsystemState = 'up' | 'degraded' | 'down' | 'disabled';
+export const SUBSYSTEM_STATES = ['up', 'degraded', 'down', 'disabled'] as const;
+export type SubsystemState = (typeof SUBSYSTEM_STATES)[number];
 
 export interface SubsystemStatus {
   name: BackgroundSubsystem;

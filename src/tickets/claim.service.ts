@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { MetricsService } from '../metrics/metrics.service.js';
 import { LockService, StoreUnavailableError } from '../store/lock.service.js';
 import { StoreConnectionService } from '../store/store-connection.service.js';
 import { RunQueueService } from '../runs/run-queue.service.js';
@@ -28,10 +29,27 @@ export class ClaimService {
     private readonly store: StoreConnectionService,
     private readonly lifecycle: TicketLifecycleService,
     private readonly queue: RunQueueService,
+    private readonly metrics: MetricsService,
   ) {}
 
   /** Throws StoreUnavailableError when the store is not up (the caller answers 503). */
   async claim(key: TicketKey, pipeline: string): Promise<ClaimOutcome> {
+    const started = performance.now();
+    let outcome: ClaimOutcome['outcome'] | 'StoreUnavailable' = 'Failed';
+    try {
+      const result = await this.decide(key, pipeline);
+      outcome = result.outcome;
+      return result;
+    } catch (error) {
+      if (error instanceof StoreUnavailableError) outcome = 'StoreUnavailable';
+      throw error;
+    } finally {
+      this.metrics.claimDecided(outcome, (performance.now() - started) / 1000);
+    }
+  }
+
+  /** The claim itself; `claim` adds its count and latency. */
+  private async decide(key: TicketKey, pipeline: string): Promise<ClaimOutcome> {
     if (!this.store.isConnected) throw new StoreUnavailableError(this.store.isConfigured ? 'not connected' : 'KVSTORE_URL is not set');
     const lock = await this.acquireLock(key);
     if (!lock) return { outcome: 'AlreadyClaimed', byLock: true };

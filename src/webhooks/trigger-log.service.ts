@@ -3,6 +3,7 @@ import { clipText } from '../common/clip-text.js';
 import { withTimeout } from '../common/with-timeout.js';
 import { isDatabaseFault } from '../database/database-fault.js';
 import { DatabaseService } from '../database/database.service.js';
+import type { DeliveryOutcome } from './delivery-outcome.js';
 
 export interface TriggerLogEntry {
   receivedAt: Date;
@@ -11,7 +12,7 @@ export interface TriggerLogEntry {
   deliveryId: string | null;
   project: string | null;
   ticket: string | null;
-  outcome: string;
+  outcome: DeliveryOutcome;
   reason: string | null;
   statusCode: number;
 }

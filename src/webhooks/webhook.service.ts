@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '../config/config.service.js';
+import { MetricsService } from '../metrics/metrics.service.js';
 import type { InboundEvent } from '../platforms/inbound-event.js';
 import { INGRESS } from '../platforms/ingress-registry.js';
 import { detectPlatform } from '../platforms/platform-detection.js';
@@ -40,12 +41,14 @@ export class WebhookService {
     private readonly claims: ClaimService,
     private readonly dedupe: DeliveryDedupeService,
     private readonly triggerLog: TriggerLogService,
+    private readonly metrics: MetricsService,
   ) {}
 
   async receive(delivery: Delivery): Promise<WebhookAnswer> {
     const receivedAt = new Date();
     const log = (entry: Logged, result: WebhookAnswer): WebhookAnswer => {
       this.triggerLog.record({ ...entry, receivedAt, statusCode: result.status });
+      this.metrics.deliveryReceived(entry.platform, entry.outcome);
       return result;
     };
     const platform = delivery.platform ?? detectPlatform(delivery.headers, delivery.body);

@@ -12,11 +12,12 @@ import { accessDeclaration } from '../../src/auth/access-declaration.js';
 import { readEnvironment } from '../../src/config/environment.js';
 import { AppModule } from '../../src/app.module.js';
 
-/** Handlers without a token (spec: health, findings and webhooks), listed one by one. */
+/** Handlers without a token (spec: health, findings and webhooks; metrics like health), listed one by one. */
 const PUBLIC_HANDLERS = [
   'FindingsController.list',
   'HealthController.health',
   'HealthController.ready',
+  'MetricsController.metrics',
   'WebhookController.detect',
   'WebhookController.platform',
 ];

@@ -81,6 +81,14 @@ export class CapacityQueueService implements OnApplicationBootstrap, OnApplicati
     }
   }
 
+  /** What admitted live runs hold: the capacity in use (also with no `capacity:` block). */
+  async inUse(): Promise<Footprint> {
+    const used: { cpu: number | null; memory: string | null }[] = await this.db.dataSource.query(
+      `SELECT SUM(cpu_request) AS cpu, SUM(memory_request) AS memory FROM runs
+       WHERE admitted_at IS NOT NULL AND state = ANY($1::text[])`, [LIVE_RUN_STATES]);
+    return { cpu: Number(used[0]?.cpu ?? 0), memory: Number(used[0]?.memory ?? 0) };
+  }
+
   /** Leader only: admits waiting runs in strict FIFO order. Concurrent calls share one pass. */
   admit(): Promise<void> {
     if (!this.leader.isLeader(LeaseName.CapacityQueue) || !this.db.isReady) return Promise.resolve();
@@ -96,11 +104,7 @@ export class CapacityQueueService implements OnApplicationBootstrap, OnApplicati
       const waiting: { id: string; project: string }[] = await this.db.dataSource.query(
         `SELECT id, project FROM runs WHERE state = 'queued' AND admitted_at IS NULL ORDER BY queue_seq`);
       if (waiting.length === 0) return;
-      const used: { cpu: number | null; memory: string | null }[] = await this.db.dataSource.query(
-        `SELECT SUM(cpu_request) AS cpu, SUM(memory_request) AS memory FROM runs
-         WHERE admitted_at IS NOT NULL AND state = ANY($1::text[])`, [LIVE_RUN_STATES]);
-      const current = { cpu: Number(used[0]?.cpu ?? 0), memory: Number(used[0]?.memory ?? 0) };
-      const admit = admitInOrder(waiting.map((w) => ({ id: w.id, footprint: this.footprintFor(w.project) })), current, capacity);
+      const admit = admitInOrder(waiting.map((w) => ({ id: w.id, footprint: this.footprintFor(w.project) })), await this.inUse(), capacity);
       for (const run of admit) {
         await this.db.dataSource.query(
           `UPDATE runs SET admitted_at = now(), cpu_request = $2, memory_request = $3

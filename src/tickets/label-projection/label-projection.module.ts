@@ -1,4 +1,5 @@
 import { type DynamicModule, Module, type Provider } from '@nestjs/common';
+import { MetricsRegistryModule } from '../../metrics/metrics-registry.module.js';
 import { FailureCommentPoster } from './failure-comment.poster.js';
 import { HostRateLimiter } from './host-rate-limiter.service.js';
 import { DEFAULT_LABEL_PROJECTION_OPTIONS, LABEL_PROJECTION_OPTIONS, type LabelProjectionOptions } from './label-projection.options.js';
@@ -20,6 +21,7 @@ const SERVICES: Provider[] = [
  * and the core (config, store, database).
  */
 @Module({
+  imports: [MetricsRegistryModule],
   providers: [{ provide: LABEL_PROJECTION_OPTIONS, useValue: DEFAULT_LABEL_PROJECTION_OPTIONS }, ...SERVICES],
   exports: [LabelProjectionService],
 })
@@ -28,6 +30,7 @@ export class LabelProjectionModule {
   static withOptions(overrides: Partial<LabelProjectionOptions>): DynamicModule {
     return {
       module: LabelProjectionModule,
+      imports: [MetricsRegistryModule],
       providers: [{ provide: LABEL_PROJECTION_OPTIONS, useValue: { ...DEFAULT_LABEL_PROJECTION_OPTIONS, ...overrides } }, ...SERVICES],
       exports: [LabelProjectionService],
     };

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { ConfigService } from '../../config/config.service.js';
 import { TicketState } from '../../database/entities/ticket.entity.js';
+import { MetricsService } from '../../metrics/metrics.service.js';
 import { TrackerError } from '../../platforms/tracker-client.js';
 import { lifecycleLabel } from '../lifecycle.js';
 import { type TicketKey, describeTicket } from '../ticket-key.js';
@@ -8,7 +9,7 @@ import { type TransitionEvent, TicketLifecycleService } from '../ticket-lifecycl
 import { type FailedRun, FailureCommentPoster } from './failure-comment.poster.js';
 import { HostRateLimiter } from './host-rate-limiter.service.js';
 import { LABEL_PROJECTION_OPTIONS, type LabelProjectionOptions } from './label-projection.options.js';
-import { LifecycleLabelWriter } from './lifecycle-label.writer.js';
+import { type LabelWriteResult, LifecycleLabelWriter } from './lifecycle-label.writer.js';
 import { type ProjectionEntry, UNPOSTED_COMMENT_KEEP_MS, entryId, hasWork } from './projection-entry.js';
 import { ProjectionEventsRecorder } from './projection-events.recorder.js';
 import { type ProjectTracker, ProjectTrackerFactory } from './project-tracker.factory.js';
@@ -54,6 +55,7 @@ export class LabelProjectionService implements OnModuleInit, OnApplicationShutdo
     private readonly limiter: HostRateLimiter,
     private readonly config: ConfigService,
     @Inject(LABEL_PROJECTION_OPTIONS) private readonly options: LabelProjectionOptions,
+    private readonly metrics: MetricsService,
   ) {}
 
   onModuleInit(): void {
@@ -232,13 +234,16 @@ export class LabelProjectionService implements OnModuleInit, OnApplicationShutdo
     const wanted = entry.label;
     if (!wanted) return;
     const version = entry.version;
+    let result: LabelWriteResult | null = null;
     try {
-      const result = await this.writer.write(tracker, entry.key, () => this.stateNow(entry, wanted.state));
+      result = await this.writer.write(tracker, entry.key, () => this.stateNow(entry, wanted.state));
       if (result.outcome === 'PreconditionFailed') throw new TrackerError(result.reason, tracker.platform, null, true);
       if (result.outcome === 'Updated') this.logger.log(`${describeTicket(entry.key)}: label ${result.label} written`);
       if (entry.version === version) entry.label = null;
     } catch (error) {
       failures.push({ runId: wanted.runId, what: `label ${lifecycleLabel(wanted.state)}`, error: error as Error });
+    } finally {
+      this.metrics.labelWritten(tracker.platform, result?.outcome ?? 'Error');
     }
   }
 
