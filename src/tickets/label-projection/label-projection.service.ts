@@ -154,6 +154,11 @@ export class LabelProjectionService implements OnModuleInit, OnApplicationShutdo
     return project?.triggers[key.platform]?.done_status ?? null;
   }
 
+  /**
+   * Runs a pass after `delayMs`. While a pass runs, a kick only asks for another pass at once
+   * (a newer transition). A pass's own retry is scheduled here once the pass has ended, never by
+   * kicking from inside it: that would read as a newer transition and drop the back-off.
+   */
   private kick(entry: ProjectionEntry, delayMs: number): void {
     if (this.closing) return;
     if (entry.running) {
@@ -163,11 +168,16 @@ export class LabelProjectionService implements OnModuleInit, OnApplicationShutdo
     if (entry.timer) clearTimeout(entry.timer);
     entry.timer = setTimeout(() => {
       entry.timer = null;
-      entry.running = this.pass(entry).finally(() => {
+      entry.running = this.pass(entry).catch((error: Error) => {
+        this.logger.error(`label pass of ${describeTicket(entry.key)} failed unexpectedly: ${error.stack ?? error.message}`);
+        return null;
+      }).then((retryInMs) => {
         entry.running = null;
         if (entry.rerun) {
           entry.rerun = false;
           this.kick(entry, 0);
+        } else if (retryInMs !== null) {
+          this.kick(entry, retryInMs);
         }
       });
     }, delayMs);
@@ -198,8 +208,8 @@ export class LabelProjectionService implements OnModuleInit, OnApplicationShutdo
     }
   }
 
-  /** One pass over the entry's work; schedules the next try of whatever failed. */
-  private async pass(entry: ProjectionEntry): Promise<void> {
+  /** One pass over the entry's work; resolves to the delay of the next try of whatever failed (null: none due). */
+  private async pass(entry: ProjectionEntry): Promise<number | null> {
     entry.rerun = false;
     const failures: { runId: string; what: string; error: Error }[] = [];
     let tracker: ProjectTracker | null = null;
@@ -208,7 +218,7 @@ export class LabelProjectionService implements OnModuleInit, OnApplicationShutdo
       if ('unconfigured' in resolved) {
         this.noteUnconfigured(resolved.unconfigured);
         this.entries.delete(entry.id);
-        return;
+        return null;
       }
       tracker = resolved;
     } catch (error) {
@@ -220,12 +230,12 @@ export class LabelProjectionService implements OnModuleInit, OnApplicationShutdo
       await this.writeDoneStatus(entry, tracker, failures);
       await this.postComments(entry, tracker, failures);
     }
-    if (entry.rerun) return; // a newer transition arrived: the next pass starts at once, attempts reset
+    if (entry.rerun) return null; // a newer transition arrived: the next pass starts at once, attempts reset
     if (failures.length === 0) {
       if (!hasWork(entry)) this.settle(entry);
-      return;
+      return null;
     }
-    this.scheduleRetry(entry, failures, tracker);
+    return this.retryDelay(entry, failures, tracker);
   }
 
   private async writeLabel(entry: ProjectionEntry, tracker: ProjectTracker, failures: { runId: string; what: string; error: Error }[]): Promise<void> {
@@ -312,7 +322,8 @@ export class LabelProjectionService implements OnModuleInit, OnApplicationShutdo
     }).catch(() => undefined);
   }
 
-  private scheduleRetry(entry: ProjectionEntry, failures: { runId: string; what: string; error: Error }[], tracker: ProjectTracker | null): void {
+  /** Counts the failed attempt, reports it, and returns when to try again (null: the stale round retries it). */
+  private retryDelay(entry: ProjectionEntry, failures: { runId: string; what: string; error: Error }[], tracker: ProjectTracker | null): number | null {
     entry.attempts++;
     entry.failed = true;
     const retryable = failures.every((f) => !(f.error instanceof TrackerError) || f.error.retryable);
@@ -322,7 +333,7 @@ export class LabelProjectionService implements OnModuleInit, OnApplicationShutdo
     const exhausted = !retryable || entry.attempts >= this.options.maxAttempts;
     if (exhausted && entry.staleSince !== null) {
       this.logger.debug(scrubSecrets(`${describeTicket(entry.key)}: still failing in the stale-labels set: ${failures.map((f) => f.error.message).join('; ')}`, secrets));
-      return; // the stale round retries it; already reported
+      return null; // the stale round retries it; already reported
     }
     const delay = exhausted ? this.options.staleRetryMs : Math.max(mandated, this.backoff(entry.attempts));
     for (const failure of failures) {
@@ -335,9 +346,9 @@ export class LabelProjectionService implements OnModuleInit, OnApplicationShutdo
     }
     if (exhausted) {
       entry.staleSince = Date.now();
-      return; // retried by the stale round
+      return null; // retried by the stale round
     }
-    this.kick(entry, delay);
+    return delay;
   }
 
   /** Exponential with ±20 % jitter, capped. */
