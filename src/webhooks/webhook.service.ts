@@ -10,7 +10,7 @@ import { signatureAccepted } from '../platforms/webhook-signature.js';
 import { StoreUnavailableError } from '../store/lock.service.js';
 import { ClaimService } from '../tickets/claim.service.js';
 import { type TicketKey, describeTicket } from '../tickets/ticket-key.js';
-import { DeliveryDedupeService } from './delivery-dedupe.service.js';
+import { DeliveryDedupeService, deliveryFingerprint } from './delivery-dedupe.service.js';
 import { resolveProject } from './project-resolver.js';
 import { type TriggerLogEntry, TriggerLogService } from './trigger-log.service.js';
 import { decideTrigger } from './trigger-decision.js';
@@ -76,16 +76,18 @@ export class WebhookService {
     const judged = this.judge(event, project?.name ?? null, base);
     if ('answer' in judged) return log(judged.entry, judged.answer);
 
-    // Only a delivery that is about to claim holds its id: judging again is cheap and has no effect.
-    const dedupeId = base.deliveryId === null ? null : `${base.project}:${base.deliveryId}`;
-    if (dedupeId !== null) {
-      const reservation = await this.reserve(platform, dedupeId);
+    // Only a delivery that is about to claim is remembered: judging again is cheap and has no
+    // effect. Its identity is the id and the bytes, not the project they route to: a redelivery
+    // re-routed by a configuration change is still one, and must not do the work again.
+    const fingerprint = base.deliveryId === null ? null : deliveryFingerprint(base.deliveryId, delivery.rawBody);
+    if (fingerprint !== null) {
+      const reservation = await this.reserve(platform, fingerprint);
       if (!reservation.first) {
-        return log({ ...base, outcome: 'duplicate', reason: 'repeated delivery id' }, reservation.answer ?? answer.inFlight());
+        return log({ ...base, outcome: 'duplicate', reason: 'repeated delivery' }, reservation.answer ?? answer.inFlight());
       }
     }
-    const [entry, result, remember] = await this.claim(judged.key, judged.pipeline, base);
-    if (dedupeId !== null) await this.dedupe.settle(platform, dedupeId, remember ? result : null).catch(() => undefined);
+    const [entry, result, repeatAnswer] = await this.claim(judged.key, judged.pipeline, base);
+    if (fingerprint !== null) await this.dedupe.settle(platform, fingerprint, repeatAnswer).catch(() => undefined);
     return log(entry, result);
   }
 
@@ -105,37 +107,41 @@ export class WebhookService {
   }
 
   /**
-   * The claim and its answer, and whether a repeat of this delivery id should get the same
-   * answer: yes when the database decided (Claimed, AlreadyClaimed); not when another delivery
-   * merely held the claim lock (that one may still fail) nor for answers asking for a retry.
+   * The claim and its answer, and the answer a redelivery gets (null: judge a redelivery again).
+   * Where the database decided, a redelivery is a later delivery (spec: "the first delivery wins
+   * the claim …; later deliveries return AlreadyClaimed"), also once the run has ended. Not
+   * remembered: another delivery merely holding the claim lock (that one may still fail), and
+   * answers asking for a retry.
    */
-  private async claim(key: TicketKey, pipeline: string, base: Logged): Promise<[Logged, WebhookAnswer, boolean]> {
+  private async claim(key: TicketKey, pipeline: string, base: Logged): Promise<[Logged, WebhookAnswer, WebhookAnswer | null]> {
     try {
       const claimed = await this.claims.claim(key, pipeline);
       switch (claimed.outcome) {
         case 'Claimed':
-          return [{ ...base, outcome: 'Claimed', reason: pipeline }, answer.accepted(key.ticket, key.project), true];
-        case 'AlreadyClaimed':
-          return [{ ...base, outcome: 'AlreadyClaimed', reason: claimed.byLock ? 'claim lock held' : null }, answer.alreadyClaimed(key.ticket), !claimed.byLock];
+          return [{ ...base, outcome: 'Claimed', reason: pipeline }, answer.accepted(key.ticket, key.project), answer.alreadyClaimed(key.ticket)];
+        case 'AlreadyClaimed': {
+          const result = answer.alreadyClaimed(key.ticket);
+          return [{ ...base, outcome: 'AlreadyClaimed', reason: claimed.byLock ? 'claim lock held' : null }, result, claimed.byLock ? null : result];
+        }
         case 'Failed':
-          return [{ ...base, outcome: 'Failed', reason: claimed.error }, answer.claimFailed(claimed.error), false];
+          return [{ ...base, outcome: 'Failed', reason: claimed.error }, answer.claimFailed(claimed.error), null];
       }
     } catch (error) {
       if (error instanceof StoreUnavailableError) {
         this.logger.warn(`skipped ${describeTicket(key)}: ${error.message}; the platform will redeliver`);
-        return [{ ...base, outcome: 'skipped', reason: 'store-unavailable' }, answer.storeUnavailable(), false];
+        return [{ ...base, outcome: 'skipped', reason: 'store-unavailable' }, answer.storeUnavailable(), null];
       }
       // Never Nest's JSON 500, never a delivery missing from the trigger log.
       const message = (error as Error).message;
       this.logger.error(`claim of ${describeTicket(key)} failed unexpectedly: ${(error as Error).stack ?? message}`);
-      return [{ ...base, outcome: 'Failed', reason: message }, answer.claimFailed(message), false];
+      return [{ ...base, outcome: 'Failed', reason: message }, answer.claimFailed(message), null];
     }
   }
 
   /** A store fault while reserving must not lose the delivery: process it as a first one. */
-  private async reserve(platform: Platform, deliveryId: string) {
+  private async reserve(platform: Platform, fingerprint: string) {
     try {
-      return await this.dedupe.reserve(platform, deliveryId);
+      return await this.dedupe.reserve(platform, fingerprint);
     } catch {
       return { first: true } as const;
     }

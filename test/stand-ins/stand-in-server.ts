@@ -15,6 +15,8 @@ export interface RecordedRequest {
   headers: IncomingHttpHeaders;
   /** Parsed JSON when the body was JSON, else the raw text; undefined when empty. */
   body: unknown;
+  /** When the request arrived (epoch ms), for tests about retry timing. */
+  at: number;
 }
 
 export interface StandInResponse {
@@ -108,9 +110,10 @@ export abstract class StandInServer {
   protected abstract route(req: RecordedRequest, segments: string[]): StandInResponse;
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const at = Date.now();
     const raw = await readBody(req);
     const url = new URL(req.url ?? '/', 'http://stand-in');
-    const recorded: RecordedRequest = { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: req.headers, body: parseBody(raw) };
+    const recorded: RecordedRequest = { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: req.headers, body: parseBody(raw), at };
     this.requests.push(recorded);
     if (this.down === 'refuse') {
       req.socket.destroy();

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LifecycleTrigger } from '../../src/tickets/lifecycle.js';
+import { TicketLifecycleService } from '../../src/tickets/ticket-lifecycle.service.js';
 import { githubExample, loadFixture } from '../fixtures/payload-fixtures.js';
 import {
   HELLO_WORLD, NO_PIPELINE_REPO, TEST_PIPELINES, TEST_PROJECTS, UNKNOWN_REPO, type Wire,
@@ -85,17 +87,48 @@ describe('platform A (GitHub)', () => {
     await triggerLogRows(bench.db, { ticket: '110', outcome: 'AlreadyClaimed', status_code: 200 });
   });
 
-  it('a repeated X-GitHub-Delivery gets the first answer (202) without the work being done again', async () => {
+  it('a redelivery (same X-GitHub-Delivery, same bytes) of a claimed trigger answers 200 Already claimed without the work being done again', async () => {
     const delivery = randomUUID();
-    const first = await send(githubWire('issues', githubLabeled(111), { delivery }));
+    const wire = githubWire('issues', githubLabeled(111), { delivery });
+    const first = await send(wire);
     expect(first).toEqual({ status: 202, body: 'Accepted: 111 in gh-main', contentType: TEXT });
     const runId = await expectClaimed('platform-a', 'gh-main', '111', 'code');
-    const repeat = await send(githubWire('issues', githubLabeled(111), { delivery }));
-    expect(repeat).toEqual(first);
+    expect(await send(wire)).toEqual({ status: 200, body: 'Already claimed: 111', contentType: TEXT });
+    expect(await send({ ...wire, url: '/webhook' })).toEqual({ status: 200, body: 'Already claimed: 111', contentType: TEXT });
     expect(await expectClaimed('platform-a', 'gh-main', '111', 'code')).toBe(runId);
+    const logs = await triggerLogRows(bench.db, { delivery_id: delivery }, 3);
+    expect(logs.map((l) => [l.outcome, l.status_code])).toEqual([['Claimed', 202], ['duplicate', 200], ['duplicate', 200]]);
+  });
+
+  it('a redelivery after the run has finished (ticket Done) does not re-run the ticket; a new delivery does', async () => {
+    const wire = githubWire('issues', githubLabeled(112), { delivery: randomUUID() });
+    expect((await send(wire)).status).toBe(202);
+    const runId = await expectClaimed('platform-a', 'gh-main', '112', 'code');
+    const lifecycle = app.get(TicketLifecycleService);
+    expect(await lifecycle.transition(runId, LifecycleTrigger.Dequeue)).not.toBeNull();
+    expect(await lifecycle.transition(runId, LifecycleTrigger.Succeed)).not.toBeNull();
+    expect(await ticketRow(bench.db, 'platform-a', 'gh-main', '112')).toMatchObject({ state: 'done', run_id: runId });
+
+    expect(await send(wire)).toEqual({ status: 200, body: 'Already claimed: 112', contentType: TEXT });
+    expect(await runsOf(bench.db, 'platform-a', 'gh-main', '112')).toHaveLength(1);
+    expect(await ticketRow(bench.db, 'platform-a', 'gh-main', '112')).toMatchObject({ state: 'done', run_id: runId });
+
+    // Only the memory of that delivery holds it back: the same trigger delivered anew re-runs the ticket.
+    const fresh = await send(githubWire('issues', githubLabeled(112), { delivery: randomUUID() }));
+    expect(fresh).toEqual({ status: 202, body: 'Accepted: 112 in gh-main', contentType: TEXT });
+    expect(await runsOf(bench.db, 'platform-a', 'gh-main', '112')).toHaveLength(2);
+  });
+
+  it('the same X-GitHub-Delivery with other bytes is another delivery: claimed for its own ticket', async () => {
+    const delivery = randomUUID();
+    expect(await send(githubWire('issues', githubLabeled(113), { delivery })))
+      .toEqual({ status: 202, body: 'Accepted: 113 in gh-main', contentType: TEXT });
+    expect(await send(githubWire('issues', githubLabeled(114), { delivery })))
+      .toEqual({ status: 202, body: 'Accepted: 114 in gh-main', contentType: TEXT });
+    await expectClaimed('platform-a', 'gh-main', '113', 'code');
+    await expectClaimed('platform-a', 'gh-main', '114', 'code');
     const logs = await triggerLogRows(bench.db, { delivery_id: delivery }, 2);
-    expect(logs.map((l) => l.outcome)).toEqual(['Claimed', 'duplicate']);
-    expect(logs.map((l) => l.status_code)).toEqual([202, 202]);
+    expect(logs.map((l) => [l.ticket, l.outcome])).toEqual([['113', 'Claimed'], ['114', 'Claimed']]);
   });
 
   it.each([
@@ -213,12 +246,13 @@ describe('platform B (GitLab)', () => {
     await expectNothingClaimed('platform-b', 'gl-main', '210');
   });
 
-  it('a repeated Idempotency-Key gets the first answer without a second claim', async () => {
+  it('a redelivery (same Idempotency-Key, same bytes) answers Already claimed without a second claim', async () => {
     const idempotencyKey = randomUUID();
     const first = await send(gitlabWire('Issue Hook', gitlabIssueHook(211), { idempotencyKey }));
     expect(first).toEqual({ status: 202, body: 'Accepted: 211 in gl-main', contentType: TEXT });
     const runId = await expectClaimed('platform-b', 'gl-main', '211', 'code');
-    expect(await send(gitlabWire('Issue Hook', gitlabIssueHook(211), { idempotencyKey, route: '/webhook' }))).toEqual(first);
+    expect(await send(gitlabWire('Issue Hook', gitlabIssueHook(211), { idempotencyKey, route: '/webhook' })))
+      .toEqual({ status: 200, body: 'Already claimed: 211', contentType: TEXT });
     expect(await expectClaimed('platform-b', 'gl-main', '211', 'code')).toBe(runId);
     await triggerLogRows(bench.db, { delivery_id: idempotencyKey, outcome: 'duplicate' });
   });
@@ -270,12 +304,20 @@ describe('platform C (Azure DevOps)', () => {
     await expectNothingClaimed('platform-c', 'ado-main', '310');
   });
 
-  it('a repeated notification id gets the first answer without a second claim', async () => {
+  it('a redelivery (same notification id, same bytes) answers Already claimed without a second claim', async () => {
     const id = randomUUID();
     const first = await send(adoWire(adoUpdated(311, id)));
     expect(first).toEqual({ status: 202, body: 'Accepted: 311 in ado-main', contentType: TEXT });
-    expect(await send(adoWire(adoUpdated(311, id)))).toEqual(first);
+    expect(await send(adoWire(adoUpdated(311, id)))).toEqual({ status: 200, body: 'Already claimed: 311', contentType: TEXT });
     expect(await runsOf(bench.db, 'platform-c', 'ado-main', '311')).toHaveLength(1);
+  });
+
+  it('a service-hook envelope id reused with another body is answered for its own ticket', async () => {
+    const id = randomUUID();
+    expect(await send(adoWire(adoUpdated(313, id)))).toEqual({ status: 202, body: 'Accepted: 313 in ado-main', contentType: TEXT });
+    expect(await send(adoWire(adoUpdated(314, id)))).toEqual({ status: 202, body: 'Accepted: 314 in ado-main', contentType: TEXT });
+    await expectClaimed('platform-c', 'ado-main', '313', 'code');
+    await expectClaimed('platform-c', 'ado-main', '314', 'code');
   });
 
   it('review-vote subscriptions need the same credentials; pull request updates start nothing', async () => {
@@ -361,11 +403,12 @@ describe('platform D (Jira)', () => {
     await expectNothingClaimed('platform-d', 'jira-main', 'JRA-20002');
   });
 
-  it('a repeated X-Atlassian-Webhook-Identifier gets the first answer without a second claim', async () => {
+  it('a redelivery (same X-Atlassian-Webhook-Identifier, same bytes) answers Already claimed without a second claim', async () => {
     const identifier = randomUUID();
     const first = await send(jiraWire(jiraUpdated('JRA-411', 'Ready for Agent'), { identifier }));
     expect(first).toEqual({ status: 202, body: 'Accepted: JRA-411 in jira-main', contentType: TEXT });
-    expect(await send(jiraWire(jiraUpdated('JRA-411', 'Ready for Agent'), { identifier }))).toEqual(first);
+    expect(await send(jiraWire(jiraUpdated('JRA-411', 'Ready for Agent'), { identifier })))
+      .toEqual({ status: 200, body: 'Already claimed: JRA-411', contentType: TEXT });
     expect(await runsOf(bench.db, 'platform-d', 'jira-main', 'JRA-411')).toHaveLength(1);
   });
 

@@ -26,6 +26,11 @@ export class HostRateLimiter {
     this.bucket(platform, host).pauseFor(ms);
   }
 
+  /** How long writes to `host` are still held by a wait it asked for (0: not held). */
+  heldForMs(platform: Platform, host: string): number {
+    return this.buckets.get(`${platform} ${host}`)?.pausedForMs ?? 0;
+  }
+
   private bucket(platform: Platform, host: string): TokenBucket {
     const id = `${platform} ${host}`;
     let bucket = this.buckets.get(id);

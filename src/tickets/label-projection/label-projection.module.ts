@@ -2,6 +2,7 @@ import { type DynamicModule, Module, type Provider } from '@nestjs/common';
 import { MetricsRegistryModule } from '../../metrics/metrics-registry.module.js';
 import { FailureCommentPoster } from './failure-comment.poster.js';
 import { HostRateLimiter } from './host-rate-limiter.service.js';
+import { HostRecoveryProbe } from './host-recovery.probe.js';
 import { DEFAULT_LABEL_PROJECTION_OPTIONS, LABEL_PROJECTION_OPTIONS, type LabelProjectionOptions } from './label-projection.options.js';
 import { LabelProjectionService } from './label-projection.service.js';
 import { LifecycleLabelWriter } from './lifecycle-label.writer.js';
@@ -11,7 +12,7 @@ import { ProjectTrackerFactory } from './project-tracker.factory.js';
 import { TicketCommentRecordsService } from './ticket-comment-records.service.js';
 
 const SERVICES: Provider[] = [
-  HostRateLimiter, ProjectTrackerFactory, LifecycleLabelWriter, TicketCommentRecordsService,
+  HostRateLimiter, HostRecoveryProbe, ProjectTrackerFactory, LifecycleLabelWriter, TicketCommentRecordsService,
   FailureCommentPoster, ProjectionEventsRecorder, LabelProjectionService, ProjectionCatchUp,
 ];
 

@@ -35,6 +35,11 @@ export interface LabelProjectionOptions {
   maxRetryDelayMs: number;
   /** How often tickets in the stale-labels set are retried. */
   staleRetryMs: number;
+  /**
+   * While a host's writes wait for it to answer again (back-off or stale-labels set), it is
+   * probed this often by one cheap read; once it answers, its waiting tickets are retried at once.
+   */
+  recoveryProbeMs: number;
   /** Re-read-and-retry rounds after `PreconditionFailed` (A: 412, C: 409/412) within one attempt. */
   preconditionRetries: number;
   /** Platform D: TTL of the extra label lock (spec: 10 s). */
@@ -57,6 +62,7 @@ export const DEFAULT_LABEL_PROJECTION_OPTIONS: LabelProjectionOptions = {
   retryBaseMs: 2_000,
   maxRetryDelayMs: 5 * 60_000,
   staleRetryMs: 60_000,
+  recoveryProbeMs: 5_000,
   preconditionRetries: 5,
   labelLockMs: 10_000,
   commentMaxChars: 4_000,

@@ -8,6 +8,7 @@ import { type TicketKey, describeTicket } from '../ticket-key.js';
 import { type TransitionEvent, TicketLifecycleService } from '../ticket-lifecycle.service.js';
 import { type FailedRun, FailureCommentPoster } from './failure-comment.poster.js';
 import { HostRateLimiter } from './host-rate-limiter.service.js';
+import { HostRecoveryProbe, hostIdOf } from './host-recovery.probe.js';
 import { LABEL_PROJECTION_OPTIONS, type LabelProjectionOptions } from './label-projection.options.js';
 import { type LabelWriteResult, LifecycleLabelWriter } from './lifecycle-label.writer.js';
 import { type ProjectionEntry, UNPOSTED_COMMENT_KEEP_MS, entryId, hasWork } from './projection-entry.js';
@@ -18,6 +19,14 @@ import { collectSecrets, scrubSecrets } from './secret-scrubber.js';
 /** A ticket in the stale-labels set this long without success is given up (ticket gone, config broken). */
 const STALE_GIVE_UP_MS = 24 * 60 * 60_000;
 const SHUTDOWN_WAIT_MS = 5_000;
+
+/** A write that failed; `answered`: the host answered (a precondition failure), it is not down. */
+interface Failure {
+  runId: string;
+  what: string;
+  error: Error;
+  answered?: boolean;
+}
 
 /**
  * Mirrors each committed lifecycle transition onto the ticket (spec: "the tracker label or
@@ -30,6 +39,8 @@ const SHUTDOWN_WAIT_MS = 5_000;
  * - failures (tracker down, 5xx, 429, precondition failures) are retried with exponential
  *   back-off, honouring a host's Retry-After; after `maxAttempts` the ticket joins the
  *   stale-labels set, retried every `staleRetryMs` until it succeeds or a newer state supersedes;
+ * - a host that fails as if down is watched by HostRecoveryProbe: once it answers again, its
+ *   waiting tickets are retried at once, not after the rest of their back-off;
  * - every failure is a log line and a `label-projection` run event; nothing here is ever fatal
  *   or changes what a run is.
  *
@@ -53,6 +64,7 @@ export class LabelProjectionService implements OnModuleInit, OnApplicationShutdo
     private readonly comments: FailureCommentPoster,
     private readonly events: ProjectionEventsRecorder,
     private readonly limiter: HostRateLimiter,
+    private readonly recovery: HostRecoveryProbe,
     private readonly config: ConfigService,
     @Inject(LABEL_PROJECTION_OPTIONS) private readonly options: LabelProjectionOptions,
     private readonly metrics: MetricsService,
@@ -61,6 +73,7 @@ export class LabelProjectionService implements OnModuleInit, OnApplicationShutdo
   onModuleInit(): void {
     this.unsubscribe = this.lifecycle.onTransition((event) => this.onTransition(event));
     this.config.onReload(() => this.unconfigured.clear());
+    this.recovery.attach({ waitingOn: (host) => this.waitingOn(host), retryHost: (host) => this.retryHost(host) });
     this.staleTimer = setInterval(() => this.retryStale(), this.options.staleRetryMs);
     this.staleTimer.unref();
   }
@@ -144,7 +157,7 @@ export class LabelProjectionService implements OnModuleInit, OnApplicationShutdo
     const id = entryId(key);
     let entry = this.entries.get(id);
     if (!entry) {
-      entry = { id, key, label: null, version: 0, doneStatus: null, comments: new Map(), attempts: 0,
+      entry = { id, key, host: null, label: null, version: 0, doneStatus: null, comments: new Map(), attempts: 0,
         timer: null, running: null, rerun: false, staleSince: null, failed: false };
       this.entries.set(id, entry);
     }
@@ -156,6 +169,11 @@ export class LabelProjectionService implements OnModuleInit, OnApplicationShutdo
     return project?.triggers[key.platform]?.done_status ?? null;
   }
 
+  /**
+   * Runs a pass after `delayMs`. While a pass runs, a kick only asks for another pass at once
+   * (a newer transition). A pass's own retry is scheduled here once the pass has ended, never by
+   * kicking from inside it: that would read as a newer transition and drop the back-off.
+   */
   private kick(entry: ProjectionEntry, delayMs: number): void {
     if (this.closing) return;
     if (entry.running) {
@@ -165,15 +183,34 @@ export class LabelProjectionService implements OnModuleInit, OnApplicationShutdo
     if (entry.timer) clearTimeout(entry.timer);
     entry.timer = setTimeout(() => {
       entry.timer = null;
-      entry.running = this.pass(entry).finally(() => {
+      entry.running = this.pass(entry).catch((error: Error) => {
+        this.logger.error(`label pass of ${describeTicket(entry.key)} failed unexpectedly: ${error.stack ?? error.message}`);
+        return null;
+      }).then((retryInMs) => {
         entry.running = null;
         if (entry.rerun) {
           entry.rerun = false;
           this.kick(entry, 0);
+        } else if (retryInMs !== null) {
+          this.kick(entry, retryInMs);
         }
       });
     }, delayMs);
     entry.timer.unref();
+  }
+
+  /** Whether any ticket still has work that waits for `host`. */
+  private waitingOn(host: string): boolean {
+    for (const entry of this.entries.values()) if (entry.host === host && hasWork(entry)) return true;
+    return false;
+  }
+
+  /** `host` answers again: its waiting tickets are retried now, spaced like the catch-up so the reads do not burst. */
+  private retryHost(host: string): void {
+    const waiting = [...this.entries.values()].filter((e) => e.host === host && !e.running && hasWork(e));
+    if (waiting.length === 0) return;
+    this.logger.log(`retrying the labels of ${waiting.length} ticket(s) waiting for ${host}`);
+    waiting.forEach((entry, i) => this.kick(entry, i * this.options.catchUpSpacingMs));
   }
 
   private retryStale(): void {
@@ -200,54 +237,62 @@ export class LabelProjectionService implements OnModuleInit, OnApplicationShutdo
     }
   }
 
-  /** One pass over the entry's work; schedules the next try of whatever failed. */
-  private async pass(entry: ProjectionEntry): Promise<void> {
+  /** One pass over the entry's work; resolves to the delay of the next try of whatever failed (null: none due). */
+  private async pass(entry: ProjectionEntry): Promise<number | null> {
     entry.rerun = false;
-    const failures: { runId: string; what: string; error: Error }[] = [];
+    const failures: Failure[] = [];
     let tracker: ProjectTracker | null = null;
     try {
       const resolved = this.trackers.forProject(entry.key.project, entry.key.platform);
       if ('unconfigured' in resolved) {
         this.noteUnconfigured(resolved.unconfigured);
         this.entries.delete(entry.id);
-        return;
+        return null;
       }
       tracker = resolved;
+      entry.host = hostIdOf(resolved);
     } catch (error) {
       const runId = entry.label?.runId ?? entry.doneStatus?.runId ?? [...entry.comments.keys()][0] ?? null;
       if (runId) failures.push({ runId, what: 'tracker', error: error as Error });
     }
     if (tracker) {
+      const readsTicket = entry.label !== null; // a label write always reads the ticket first
       await this.writeLabel(entry, tracker, failures);
       await this.writeDoneStatus(entry, tracker, failures);
       await this.postComments(entry, tracker, failures);
+      if (failures.some(hostDown)) this.recovery.hostDown(tracker, entry.key.ticket);
+      else if (failures.length === 0 && readsTicket) this.recovery.hostAnswered(tracker);
     }
-    if (entry.rerun) return; // a newer transition arrived: the next pass starts at once, attempts reset
+    if (entry.rerun) return null; // a newer transition arrived: the next pass starts at once, attempts reset
     if (failures.length === 0) {
       if (!hasWork(entry)) this.settle(entry);
-      return;
+      return null;
     }
-    this.scheduleRetry(entry, failures, tracker);
+    return this.retryDelay(entry, failures, tracker);
   }
 
-  private async writeLabel(entry: ProjectionEntry, tracker: ProjectTracker, failures: { runId: string; what: string; error: Error }[]): Promise<void> {
+  private async writeLabel(entry: ProjectionEntry, tracker: ProjectTracker, failures: Failure[]): Promise<void> {
     const wanted = entry.label;
     if (!wanted) return;
     const version = entry.version;
+    const what = `label ${lifecycleLabel(wanted.state)}`;
     let result: LabelWriteResult | null = null;
     try {
       result = await this.writer.write(tracker, entry.key, () => this.stateNow(entry, wanted.state));
-      if (result.outcome === 'PreconditionFailed') throw new TrackerError(result.reason, tracker.platform, null, true);
+      if (result.outcome === 'PreconditionFailed') {
+        failures.push({ runId: wanted.runId, what, error: new TrackerError(result.reason, tracker.platform, null, true), answered: true });
+        return;
+      }
       if (result.outcome === 'Updated') this.logger.log(`${describeTicket(entry.key)}: label ${result.label} written`);
       if (entry.version === version) entry.label = null;
     } catch (error) {
-      failures.push({ runId: wanted.runId, what: `label ${lifecycleLabel(wanted.state)}`, error: error as Error });
+      failures.push({ runId: wanted.runId, what, error: error as Error });
     } finally {
       this.metrics.labelWritten(tracker.platform, result?.outcome ?? 'Error');
     }
   }
 
-  private async writeDoneStatus(entry: ProjectionEntry, tracker: ProjectTracker, failures: { runId: string; what: string; error: Error }[]): Promise<void> {
+  private async writeDoneStatus(entry: ProjectionEntry, tracker: ProjectTracker, failures: Failure[]): Promise<void> {
     const done = entry.doneStatus;
     if (!done) return;
     try {
@@ -274,7 +319,7 @@ export class LabelProjectionService implements OnModuleInit, OnApplicationShutdo
     }
   }
 
-  private async postComments(entry: ProjectionEntry, tracker: ProjectTracker, failures: { runId: string; what: string; error: Error }[]): Promise<void> {
+  private async postComments(entry: ProjectionEntry, tracker: ProjectTracker, failures: Failure[]): Promise<void> {
     for (const run of [...entry.comments.values()]) {
       try {
         await this.comments.postOnce(tracker, entry.key, run);
@@ -317,7 +362,8 @@ export class LabelProjectionService implements OnModuleInit, OnApplicationShutdo
     }).catch(() => undefined);
   }
 
-  private scheduleRetry(entry: ProjectionEntry, failures: { runId: string; what: string; error: Error }[], tracker: ProjectTracker | null): void {
+  /** Counts the failed attempt, reports it, and returns when to try again (null: the stale round retries it). */
+  private retryDelay(entry: ProjectionEntry, failures: Failure[], tracker: ProjectTracker | null): number | null {
     entry.attempts++;
     entry.failed = true;
     const retryable = failures.every((f) => !(f.error instanceof TrackerError) || f.error.retryable);
@@ -327,7 +373,7 @@ export class LabelProjectionService implements OnModuleInit, OnApplicationShutdo
     const exhausted = !retryable || entry.attempts >= this.options.maxAttempts;
     if (exhausted && entry.staleSince !== null) {
       this.logger.debug(scrubSecrets(`${describeTicket(entry.key)}: still failing in the stale-labels set: ${failures.map((f) => f.error.message).join('; ')}`, secrets));
-      return; // the stale round retries it; already reported
+      return null; // the stale round retries it; already reported
     }
     const delay = exhausted ? this.options.staleRetryMs : Math.max(mandated, this.backoff(entry.attempts));
     for (const failure of failures) {
@@ -340,9 +386,9 @@ export class LabelProjectionService implements OnModuleInit, OnApplicationShutdo
     }
     if (exhausted) {
       entry.staleSince = Date.now();
-      return; // retried by the stale round
+      return null; // retried by the stale round
     }
-    this.kick(entry, delay);
+    return delay;
   }
 
   /** Exponential with ±20 % jitter, capped. */
@@ -350,4 +396,9 @@ export class LabelProjectionService implements OnModuleInit, OnApplicationShutdo
     const base = Math.min(this.options.maxRetryDelayMs, this.options.retryBaseMs * 2 ** (attempt - 1));
     return Math.round(base * (0.8 + Math.random() * 0.4));
   }
+}
+
+/** A failure the way a host that is down fails (network, timeout, 5xx, 429), not one it answered. */
+function hostDown(failure: Failure): boolean {
+  return !failure.answered && failure.error instanceof TrackerError && failure.error.retryable;
 }

@@ -6,13 +6,22 @@ import { GitHubTrackerClient, parseGitHubRepoUrl } from '../../platforms/github/
 import { GitLabTrackerClient, parseGitLabRepoUrl } from '../../platforms/gitlab/gitlab-tracker.client.js';
 import { JiraTrackerClient } from '../../platforms/jira/jira-tracker.client.js';
 import { Platform } from '../../platforms/platform.js';
+import type { TrackerHttpOptions } from '../../platforms/http/tracker-http.js';
 import { TrackerError, type TrackerClient } from '../../platforms/tracker-client.js';
 import { LABEL_PROJECTION_OPTIONS, type LabelProjectionOptions } from './label-projection.options.js';
+
+/** Sent by the recovery probe's requests, so that a tracker's access log tells them apart. */
+export const RECOVERY_PROBE_USER_AGENT = 'pipeline-service (label projection: is the tracker answering again?)';
 
 /** A project's ticket tracker: the client, the API host its writes are budgeted under, its trigger block. */
 export interface ProjectTracker {
   platform: Platform;
   client: TrackerClient;
+  /**
+   * The same tracker for the recovery probe: one HTTP try, timed out within a probe interval,
+   * so probing a host that is down costs one request per interval.
+   */
+  prober: TrackerClient;
   /** Origin of the API the client talks to (the rate-limit key). */
   host: string;
   trigger: TriggerConfig | null;
@@ -76,6 +85,11 @@ function build(project: ProjectConfig, options: LabelProjectionOptions): Project
   const platform = project.tracker;
   const trigger = project.triggers[platform] ?? null;
   const http = options.http;
+  const probeHttp: TrackerHttpOptions = {
+    ...http, maxAttempts: 1, userAgent: RECOVERY_PROBE_USER_AGENT,
+    timeoutMs: Math.min(http.timeoutMs ?? options.recoveryProbeMs, options.recoveryProbeMs),
+  };
+  const clients = (make: (h: TrackerHttpOptions) => TrackerClient) => ({ client: make(http), prober: make(probeHttp) });
   switch (platform) {
     case Platform.GitHub:
     case Platform.GitLab: {
@@ -83,20 +97,18 @@ function build(project: ProjectConfig, options: LabelProjectionOptions): Project
       if (!repo) throw new TrackerError(`project ${project.name} declares no ${platform} repository for its tickets`, platform, null, false);
       if (platform === Platform.GitHub) {
         const api = repo.api_url ?? parseGitHubRepoUrl(repo.url).apiBase;
-        return { platform, client: GitHubTrackerClient.fromConfig(repo, trigger, http), host: new URL(api).origin, trigger };
+        return { platform, ...clients((h) => GitHubTrackerClient.fromConfig(repo, trigger, h)), host: new URL(api).origin, trigger };
       }
       const api = repo.api_url ?? parseGitLabRepoUrl(repo.url).apiBase;
-      return { platform, client: GitLabTrackerClient.fromConfig(repo, trigger, http), host: new URL(api).origin, trigger };
+      return { platform, ...clients((h) => GitLabTrackerClient.fromConfig(repo, trigger, h)), host: new URL(api).origin, trigger };
     }
     case Platform.AzureDevOps:
     case Platform.Jira: {
       if (!trigger) throw new TrackerError(`project ${project.name} has no ${platform} trigger block`, platform, null, false);
       if (platform === Platform.AzureDevOps) {
-        const client = AzureDevOpsTrackerClient.fromConfig(trigger, http);
-        return { platform, client, host: new URL(trigger.organization_url as string).origin, trigger };
+        return { platform, ...clients((h) => AzureDevOpsTrackerClient.fromConfig(trigger, h)), host: new URL(trigger.organization_url as string).origin, trigger };
       }
-      const client = JiraTrackerClient.fromConfig(trigger, http);
-      return { platform, client, host: new URL(trigger.site_url as string).origin, trigger };
+      return { platform, ...clients((h) => JiraTrackerClient.fromConfig(trigger, h)), host: new URL(trigger.site_url as string).origin, trigger };
     }
   }
 }

@@ -26,6 +26,8 @@ export interface DoneStatus {
 export interface ProjectionEntry {
   id: string;
   key: TicketKey;
+  /** The tracker API host its writes go to (`hostIdOf`), once a pass has resolved it. */
+  host: string | null;
   label: DesiredLabel | null;
   /** Bumped by every transition; a write finishing for an older version leaves `label` pending. */
   version: number;

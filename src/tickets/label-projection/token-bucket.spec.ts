@@ -37,4 +37,14 @@ describe('TokenBucket', () => {
     await bucket.take();
     expect(now()).toBeGreaterThanOrEqual(30_000);
   });
+
+  it('tells how long a pause still holds (the longer of two), and 0 once it is over', async () => {
+    const { bucket } = fakeClockBucket(5, 600);
+    expect(bucket.pausedForMs).toBe(0);
+    bucket.pauseFor(10_000);
+    bucket.pauseFor(4_000);
+    expect(bucket.pausedForMs).toBe(10_000);
+    await bucket.take();
+    expect(bucket.pausedForMs).toBe(0);
+  });
 });

@@ -31,6 +31,11 @@ export class TokenBucket {
     this.pausedUntil = Math.max(this.pausedUntil, this.now() + ms);
   }
 
+  /** How long a server-mandated pause still holds every request (0: none). */
+  get pausedForMs(): number {
+    return Math.max(0, this.pausedUntil - this.now());
+  }
+
   /** Tokens available now (fractional), for tests and diagnostics. */
   get available(): number {
     this.refill();
