@@ -9,7 +9,7 @@
 # The server never migrates on startup: run `node dist/cli/main.js migrate` (as above) after each
 # upgrade. With DATABASE_URL unset the embedded database lives under SERVICE_DATA_DIR, so mount a
 # volume there; only one process may use it at a time (stop the server before migrating it).
-# Every other variable of the README (DATABASE_URL, KVSTORE_URL, SERVICE_AUTH_*, webhook
+# Every other variable of docs/configuration.md (DATABASE_URL, KVSTORE_URL, SERVICE_AUTH_*, webhook
 # secrets, LOG_LEVEL, ...) is passed with `-e`. The bootstrap file is /app/config/service.yml
 # (SERVICE_CONFIG); config/service.example.yml beside it documents every key.
 
