@@ -1,7 +1,8 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import type { TokenRefusalDetail, TokenVersion } from '../token-validator.js';
 
 /** OpenAPI schema of `TokenRefusalDetail` (the interface stays the source of truth). */
+@ApiSchema({ name: 'TokenRefusalDetail' })
 export class TokenRefusalDetailDto implements TokenRefusalDetail {
   @ApiProperty({ type: String, nullable: true }) expectedAuthority: string | null;
   @ApiProperty({ type: String, nullable: true }) expectedAudience: string | null;

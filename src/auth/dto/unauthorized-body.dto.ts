@@ -1,9 +1,10 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { TokenRefusalReason } from '../token-validator.js';
 import type { UnauthorizedBody } from '../unauthorized.js';
 import { TokenRefusalDetailDto } from './token-refusal-detail.dto.js';
 
 /** OpenAPI schema of the 401 body (`UnauthorizedBody` stays the source of truth). */
+@ApiSchema({ name: 'UnauthorizedBody' })
 export class UnauthorizedBodyDto implements UnauthorizedBody {
   @ApiProperty({ enum: ['unauthorized', 'temporarily_unavailable'] }) error: string;
   @ApiProperty({ enum: Object.values(TokenRefusalReason) }) reason: TokenRefusalReason;
