@@ -3,6 +3,7 @@ import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation
 import { Permission } from '../auth/permission.js';
 import { RequirePermissions } from '../auth/require-permissions.decorator.js';
 import { ErrorBodyDto } from '../common/dto/error-body.dto.js';
+import type { ErrorBody } from '../common/error-body.js';
 import { requestValidation } from '../common/request-validation.js';
 import { RunReaderService, type RunPage } from '../runs/resource/run-reader.service.js';
 import type { Run } from '../runs/resource/run-resource.js';
@@ -19,7 +20,7 @@ import { type RunStatistics, RunStatisticsService } from './run-statistics.servi
 
 /** Unknown run id: 404 `{error}` (contract "Runs API details"). */
 export function runNotFound(id: string): NotFoundException {
-  return new NotFoundException({ error: `no run ${id}` });
+  return new NotFoundException({ error: `no run ${id}` } satisfies ErrorBody);
 }
 
 /** The run list, one run, its events and statistics (runs.read). */
