@@ -112,7 +112,7 @@ describe('one declaration drives enforcement and the OpenAPI document', () => {
     const reflector = new Reflector();
     for (const owner of [GuardedController, OpenController]) {
       for (const name of Object.getOwnPropertyNames(owner.prototype).filter((n) => n !== 'constructor')) {
-        const declared = accessDeclaration(reflector, (owner.prototype as Record<string, Function>)[name]!, owner);
+        const declared = accessDeclaration(reflector, (owner.prototype as unknown as Record<string, Function>)[name]!, owner);
         const op = Object.entries(operations).find(([, o]) => (o as { operationId?: string }).operationId === `${owner.name}_${name}`)?.[1];
         expect(op, `${owner.name}.${name}`).toBeDefined();
         expect(op!['x-required-permissions'] ?? 'public', `${owner.name}.${name}`).toEqual(declared.kind === 'permissions' ? declared.permissions : 'public');
