@@ -4,6 +4,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
 import type { ServiceEnvironment } from './config/environment.js';
+import { serveOpenApi } from './openapi/serve-openapi.js';
 import { webhookTolerantJsonParser } from './webhooks/webhook-body-parser.js';
 
 /** Request bodies above this are refused with 413 (webhook payloads are far smaller). */
@@ -19,6 +20,7 @@ export async function createServer(env: ServiceEnvironment): Promise<NestFastify
   app.useLogger(app.get(Logger));
   // Raw bytes kept (signatures are over them); on webhook routes a JSON error waits for the signature check.
   app.useBodyParser('application/json', { bodyLimit: BODY_LIMIT_BYTES }, webhookTolerantJsonParser(app.getHttpAdapter().getInstance()));
+  serveOpenApi(app);
   app.enableShutdownHooks();
   return app;
 }

@@ -1,7 +1,6 @@
 import type { Reflector } from '@nestjs/core';
 import type { Permission } from './permission.js';
-import { IS_PUBLIC_KEY } from './public.decorator.js';
-import { REQUIRED_PERMISSIONS_KEY } from './require-permissions.decorator.js';
+import { IS_PUBLIC_KEY, REQUIRED_PERMISSIONS_KEY } from './access-metadata.js';
 
 export type AccessDeclaration =
   | { kind: 'public' }

@@ -1,9 +1,12 @@
 import { Controller, Get } from '@nestjs/common';
+import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { ConfigService } from '../config/config.service.js';
 import type { Finding } from '../findings/finding.js';
 import { FindingSubsystem, finding } from '../findings/finding.js';
 import { nameClaimWarning } from './access-rules.js';
 import { AuthenticationService } from './authentication.service.js';
+import { IdentityRefusalDto } from './dto/identity-refusal.dto.js';
+import { IdentityResponseDto } from './dto/identity-response.dto.js';
 import { Permission } from './permission.js';
 import { type IdentityResponse, identityResponseOf } from './principal.js';
 import { CurrentAuth, type RequestAuth } from './request-auth.js';
@@ -17,6 +20,8 @@ export interface IdentityRefusal {
   findings: Finding[];
 }
 
+@ApiTags('identity')
+@ApiExtraModels(IdentityResponseDto, IdentityRefusalDto)
 @Controller('api/identity')
 export class IdentityController {
   constructor(
@@ -27,6 +32,8 @@ export class IdentityController {
   /** Every validated caller holds identity.read, with or without roles. */
   @Get()
   @RequirePermissions(Permission.IdentityRead)
+  @ApiOperation({ summary: 'Who the caller is', description: 'The validated caller, its roles and permissions and where they came from; with enforcement off, why a token was refused.' })
+  @ApiOkResponse({ description: 'the caller, or why there is none', schema: { oneOf: [{ $ref: getSchemaPath(IdentityResponseDto) }, { $ref: getSchemaPath(IdentityRefusalDto) }] } })
   identity(@CurrentAuth() auth: RequestAuth): IdentityResponse | IdentityRefusal {
     const standing = this.standingFindings();
     if (auth.principal) {

@@ -3,6 +3,7 @@ import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { accessDeclaration } from './access-declaration.js';
 import { AuthenticationService } from './authentication.service.js';
+import { permissionDeniedBody } from './permission-denied.js';
 import { missingPermissions } from './principal.js';
 import type { WithAuth } from './request-auth.js';
 import { unauthorizedBody, wwwAuthenticate } from './unauthorized.js';
@@ -46,7 +47,7 @@ export class PermissionsGuard implements CanActivate {
     }
     const missing = missingPermissions(result.principal, required);
     if (missing.length > 0) {
-      throw new ForbiddenException({ error: `missing permission${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}`, missingPermissions: missing });
+      throw new ForbiddenException(permissionDeniedBody(missing));
     }
     return true;
   }

@@ -1,6 +1,11 @@
 import { SetMetadata } from '@nestjs/common';
+import { declaringAccess } from './access-documentation.js';
+import { IS_PUBLIC_KEY } from './access-metadata.js';
 
-export const IS_PUBLIC_KEY = 'pipeline-service:public';
+export { IS_PUBLIC_KEY } from './access-metadata.js';
 
-/** A route that needs no token. Every other route must declare its permissions. */
-export const Public = (): MethodDecorator & ClassDecorator => SetMetadata(IS_PUBLIC_KEY, true);
+/**
+ * A route that needs no token; the OpenAPI document shows it with `security: []`. Every other
+ * route must declare its permissions.
+ */
+export const Public = (): MethodDecorator & ClassDecorator => declaringAccess(SetMetadata(IS_PUBLIC_KEY, true));

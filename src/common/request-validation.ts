@@ -1,5 +1,6 @@
 import { BadRequestException, ValidationPipe, type ValidationError } from '@nestjs/common';
 import { Transform } from 'class-transformer';
+import type { ErrorBody } from './error-body.js';
 
 /** What is wrong with a request, one clause per parameter: `limit must be …; unknown parameter foo`. */
 export function describeValidationErrors(errors: ValidationError[]): string {
@@ -23,7 +24,7 @@ export const requestValidation = new ValidationPipe({
   whitelist: true,
   forbidNonWhitelisted: true,
   stopAtFirstError: true,
-  exceptionFactory: (errors) => new BadRequestException({ error: describeValidationErrors(errors) }),
+  exceptionFactory: (errors) => new BadRequestException({ error: describeValidationErrors(errors) } satisfies ErrorBody),
 });
 
 /** A decimal integer string (`12`, `-3`) becomes a number; anything else stays as it was, for the validator to refuse. */

@@ -1,11 +1,15 @@
 import { Controller, Get, Query, UsePipes } from '@nestjs/common';
+import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Permission } from '../auth/permission.js';
 import { RequirePermissions } from '../auth/require-permissions.decorator.js';
+import { ErrorBodyDto } from '../common/dto/error-body.dto.js';
 import { requestValidation } from '../common/request-validation.js';
 import { ListPullRequestsQuery } from './dto/list-pull-requests.query.js';
-import { type PullRequestView, PullRequestsReader } from './pull-requests.reader.js';
+import { PullRequestPageDto } from './dto/pull-request-page.dto.js';
+import { type PullRequestPage, PullRequestsReader } from './pull-requests.reader.js';
 
 /** Pull requests the service opened, newest first (runs.read). */
+@ApiTags('pull requests')
 @Controller('api/pull-requests')
 @UsePipes(requestValidation)
 export class PullRequestsController {
@@ -13,7 +17,10 @@ export class PullRequestsController {
 
   @Get()
   @RequirePermissions(Permission.RunsRead)
-  list(@Query() query: ListPullRequestsQuery): Promise<{ items: PullRequestView[]; total: number }> {
+  @ApiOperation({ summary: 'List pull requests', description: 'Pull requests the service opened, newest first.' })
+  @ApiOkResponse({ type: PullRequestPageDto, description: 'a page of pull requests and the total' })
+  @ApiBadRequestResponse({ type: ErrorBodyDto, description: 'a malformed or unknown parameter, named in `error`' })
+  list(@Query() query: ListPullRequestsQuery): Promise<PullRequestPage> {
     return this.pullRequests.list({ project: query.project, state: query.state }, query.limit, query.offset);
   }
 }

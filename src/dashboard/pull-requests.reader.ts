@@ -14,6 +14,12 @@ export interface PullRequestView {
   openedAt: string;
 }
 
+/** `GET /api/pull-requests`: a page, newest first, and how many match in all. */
+export interface PullRequestPage {
+  items: PullRequestView[];
+  total: number;
+}
+
 export interface PullRequestFilter {
   project?: string;
   state?: PullRequestState;
@@ -24,7 +30,7 @@ export interface PullRequestFilter {
 export class PullRequestsReader {
   constructor(private readonly db: DatabaseService) {}
 
-  async list(filter: PullRequestFilter, limit: number, offset: number): Promise<{ items: PullRequestView[]; total: number }> {
+  async list(filter: PullRequestFilter, limit: number, offset: number): Promise<PullRequestPage> {
     const clauses: string[] = [];
     const params: unknown[] = [];
     if (filter.project !== undefined) clauses.push(`project = $${params.push(filter.project)}`);

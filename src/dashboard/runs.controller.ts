@@ -1,22 +1,31 @@
 import { Controller, Get, NotFoundException, Param, Query, UsePipes } from '@nestjs/common';
+import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Permission } from '../auth/permission.js';
 import { RequirePermissions } from '../auth/require-permissions.decorator.js';
+import { ErrorBodyDto } from '../common/dto/error-body.dto.js';
+import type { ErrorBody } from '../common/error-body.js';
 import { requestValidation } from '../common/request-validation.js';
 import { RunReaderService, type RunPage } from '../runs/resource/run-reader.service.js';
 import type { Run } from '../runs/resource/run-resource.js';
+import { RunDto } from '../runs/resource/dto/run.dto.js';
 import { ListRunsQuery } from './dto/list-runs.query.js';
+import { RunEventPageDto } from './dto/run-event-page.dto.js';
 import { RunEventsQuery } from './dto/run-events.query.js';
 import { RunIdParams } from './dto/run-id.params.js';
+import { RunPageDto } from './dto/run-page.dto.js';
+import { RunStatisticsDto } from './dto/run-statistics.dto.js';
 import { StatisticsQuery } from './dto/statistics.query.js';
 import { type RunEventPage, RunEventsReader } from './run-events.reader.js';
 import { type RunStatistics, RunStatisticsService } from './run-statistics.service.js';
 
 /** Unknown run id: 404 `{error}` (contract "Runs API details"). */
 export function runNotFound(id: string): NotFoundException {
-  return new NotFoundException({ error: `no run ${id}` });
+  return new NotFoundException({ error: `no run ${id}` } satisfies ErrorBody);
 }
 
 /** The run list, one run, its events and statistics (runs.read). */
+@ApiTags('runs')
+@ApiBadRequestResponse({ type: ErrorBodyDto, description: 'a malformed or unknown parameter, named in `error`' })
 @Controller('api/runs')
 @UsePipes(requestValidation)
 export class RunsController {
@@ -29,6 +38,8 @@ export class RunsController {
   /** Newest first, filtered and paged: `{items, total}`. */
   @Get()
   @RequirePermissions(Permission.RunsRead)
+  @ApiOperation({ summary: 'List runs', description: 'Newest first, filtered (all filters combine) and paged.' })
+  @ApiOkResponse({ type: RunPageDto, description: 'a page of runs and the total' })
   list(@Query() query: ListRunsQuery): Promise<RunPage> {
     return this.runs.list({
       state: query.state, project: query.project, ticket: query.ticket, pipeline: query.pipeline, platform: query.platform,
@@ -39,12 +50,17 @@ export class RunsController {
 
   @Get('statistics')
   @RequirePermissions(Permission.RunsRead)
+  @ApiOperation({ summary: 'Run statistics', description: 'Counts, duration and queue-wait percentiles and summed usage of the runs selected.' })
+  @ApiOkResponse({ type: RunStatisticsDto, description: 'the figures' })
   stats(@Query() query: StatisticsQuery): Promise<RunStatistics> {
     return this.statistics.compute({ project: query.project, since: query.since === undefined ? undefined : new Date(query.since) });
   }
 
   @Get(':id')
   @RequirePermissions(Permission.RunsRead)
+  @ApiOperation({ summary: 'One run' })
+  @ApiOkResponse({ type: RunDto, description: 'the run' })
+  @ApiNotFoundResponse({ type: ErrorBodyDto, description: 'no run with this id' })
   async get(@Param() params: RunIdParams): Promise<Run> {
     const run = await this.runs.get(params.id);
     if (!run) throw runNotFound(params.id);
@@ -54,6 +70,9 @@ export class RunsController {
   /** The run's events with `seq` greater than `after`, in order. */
   @Get(':id/events')
   @RequirePermissions(Permission.RunsRead)
+  @ApiOperation({ summary: 'A run\'s events', description: 'Events with `seq` greater than `after`, in order; page on with `nextAfter`.' })
+  @ApiOkResponse({ type: RunEventPageDto, description: 'a page of events' })
+  @ApiNotFoundResponse({ type: ErrorBodyDto, description: 'no run with this id' })
   async runEvents(@Param() params: RunIdParams, @Query() query: RunEventsQuery): Promise<RunEventPage> {
     const page = await this.events.page(params.id, query.after, query.limit);
     if (!page) throw runNotFound(params.id);

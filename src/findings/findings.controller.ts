@@ -1,7 +1,10 @@
 import { Controller, Get } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Public } from '../auth/public.decorator.js';
+import { FindingsResponseDto } from './dto/findings-response.dto.js';
 import { FindingsService, type FindingsResponse } from './findings.service.js';
 
+@ApiTags('health')
 @Controller('api/config/findings')
 export class FindingsController {
   constructor(private readonly findings: FindingsService) {}
@@ -9,6 +12,8 @@ export class FindingsController {
   /** Public: the channel that reports a broken authority cannot depend on it. */
   @Public()
   @Get()
+  @ApiOperation({ summary: 'What is wrong, and where', description: 'Findings of the configuration, the dependencies and the token authority.' })
+  @ApiOkResponse({ type: FindingsResponseDto, description: 'the standing findings' })
   list(): FindingsResponse {
     return this.findings.response();
   }

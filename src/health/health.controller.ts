@@ -1,9 +1,12 @@
 import { Controller, Get, HttpCode, HttpStatus, Res } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { HealthCheckService } from '@nestjs/terminus';
 import type { FastifyReply } from 'fastify';
 import { Public } from '../auth/public.decorator.js';
 import { SubsystemsService } from '../store/subsystems.service.js';
 import type { SubsystemStatus } from '../store/subsystem.js';
+import { HealthResponseDto } from './dto/health-response.dto.js';
+import { ReadinessResponseDto } from './dto/readiness-response.dto.js';
 import type { PreflightReport } from './preflight.js';
 import { PreflightService } from './preflight.service.js';
 import { SubsystemsIndicator } from './subsystems.indicator.js';
@@ -15,6 +18,12 @@ export interface HealthResponse {
   subsystems: SubsystemStatus[];
 }
 
+export interface ReadinessResponse {
+  status: 'ready' | 'not_ready';
+  subsystems: SubsystemStatus[];
+}
+
+@ApiTags('health')
 @Public()
 @Controller('health')
 export class HealthController {
@@ -28,6 +37,8 @@ export class HealthController {
   /** Liveness: always 200 while the listener is alive; never waits on a dependency. */
   @Get()
   @HttpCode(HttpStatus.OK)
+  @ApiOperation({ summary: 'Liveness', description: 'Always 200 while the listener is alive; `degraded` names what is not up.' })
+  @ApiOkResponse({ type: HealthResponseDto, description: 'alive' })
   health(): HealthResponse {
     return {
       status: this.subsystems.overall(),
@@ -39,7 +50,10 @@ export class HealthController {
 
   /** Readiness by the earlier rule: 200 `ready` when every subsystem is up, else 503 `not_ready`. */
   @Get('ready')
-  async ready(@Res({ passthrough: true }) reply: FastifyReply): Promise<{ status: 'ready' | 'not_ready'; subsystems: SubsystemStatus[] }> {
+  @ApiOperation({ summary: 'Readiness', description: '200 `ready` when every subsystem is up, else 503 `not_ready`.' })
+  @ApiOkResponse({ type: ReadinessResponseDto, description: 'every subsystem is up' })
+  @ApiServiceUnavailableResponse({ type: ReadinessResponseDto, description: 'a subsystem is not up' })
+  async ready(@Res({ passthrough: true }) reply: FastifyReply): Promise<ReadinessResponse> {
     const subsystems = this.subsystems.list();
     try {
       await this.terminus.check(this.indicator.all());

@@ -1,7 +1,9 @@
 import { Controller, HttpCode, NotFoundException, Param, Post, type RawBodyRequest, Req, Res } from '@nestjs/common';
+import { ApiNotFoundResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Public } from '../auth/public.decorator.js';
-import { isPlatform } from '../platforms/platform.js';
+import { ALL_PLATFORMS, isPlatform } from '../platforms/platform.js';
+import { ApiWebhookAnswers } from './webhook-api-docs.js';
 import { type WebhookAnswer, answer } from './webhook-answer.js';
 import { MalformedBody } from './webhook-body-parser.js';
 import { type Delivery, WebhookService } from './webhook.service.js';
@@ -10,6 +12,7 @@ import { type Delivery, WebhookService } from './webhook.service.js';
  * `POST /webhook` (platform detected) and `POST /webhook/platform-a|b|c|d`. Public to the token
  * guard: each platform's own secret authenticates its deliveries, over the raw request bytes.
  */
+@ApiTags('webhooks')
 @Public()
 @Controller('webhook')
 export class WebhookController {
@@ -17,12 +20,18 @@ export class WebhookController {
 
   @Post()
   @HttpCode(200)
+  @ApiOperation({ summary: 'Receive a delivery', description: 'The platform is detected from the delivery\'s headers.' })
+  @ApiWebhookAnswers()
   async detect(@Req() req: RawBodyRequest<FastifyRequest>, @Res() reply: FastifyReply): Promise<void> {
     await this.handle(null, req, reply);
   }
 
   @Post(':platform')
   @HttpCode(200)
+  @ApiOperation({ summary: 'Receive a delivery from one platform' })
+  @ApiParam({ name: 'platform', enum: ALL_PLATFORMS, description: 'platform-a GitHub, platform-b GitLab, platform-c Azure DevOps, platform-d Jira' })
+  @ApiWebhookAnswers()
+  @ApiNotFoundResponse({ description: 'not one of the platforms' })
   async platform(@Param('platform') platform: string, @Req() req: RawBodyRequest<FastifyRequest>, @Res() reply: FastifyReply): Promise<void> {
     if (!isPlatform(platform)) throw new NotFoundException(`no webhook route for ${platform}; use platform-a, platform-b, platform-c or platform-d`);
     await this.handle(platform, req, reply);

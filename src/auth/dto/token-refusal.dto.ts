@@ -1,0 +1,14 @@
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import type { IdentityRefusal } from '../identity.controller.js';
+import { TokenRefusalReason } from '../token-validator.js';
+import { TokenRefusalDetailDto } from './token-refusal-detail.dto.js';
+
+type IdentityRefusalReason = IdentityRefusal['refusal'];
+
+/** Why `GET /api/identity` shows no identity. */
+@ApiSchema({ name: 'TokenRefusal' })
+export class TokenRefusalDto implements IdentityRefusalReason {
+  @ApiProperty({ enum: Object.values(TokenRefusalReason) }) reason: TokenRefusalReason;
+  @ApiProperty({ type: TokenRefusalDetailDto, nullable: true }) detail: TokenRefusalDetailDto | null;
+  @ApiProperty() message: string;
+}

@@ -1,0 +1,22 @@
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { RunState } from '../../database/entities/run.entity.js';
+import { RunUsageDto } from '../../runs/resource/dto/run-usage.dto.js';
+import type { RunStatistics } from '../run-statistics.service.js';
+import { PercentilesDto } from './percentiles.dto.js';
+
+const STATES = Object.values(RunState);
+
+@ApiSchema({ name: 'RunStatistics' })
+export class RunStatisticsDto implements RunStatistics {
+  @ApiProperty({ type: 'integer' }) total: number;
+  @ApiProperty({
+    type: 'object', description: 'runs per state, every state present',
+    properties: Object.fromEntries(STATES.map((state) => [state, { type: 'integer' }])), required: STATES, selfRequired: true,
+  })
+  byState: Record<RunState, number>;
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'integer' }, description: 'runs per pipeline name' })
+  byPipeline: Record<string, number>;
+  @ApiProperty({ type: PercentilesDto, description: 'start to end of finished runs that started' }) durationSeconds: PercentilesDto;
+  @ApiProperty({ type: PercentilesDto, description: 'claim (createdAt) to start of runs that started' }) queueWaitSeconds: PercentilesDto;
+  @ApiProperty({ type: RunUsageDto, description: 'summed over the runs' }) usage: RunUsageDto;
+}

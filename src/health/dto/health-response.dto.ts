@@ -1,0 +1,12 @@
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import type { HealthResponse } from '../health.controller.js';
+import { PreflightReportDto } from './preflight-report.dto.js';
+import { SubsystemStatusDto } from './subsystem-status.dto.js';
+
+@ApiSchema({ name: 'HealthResponse' })
+export class HealthResponseDto implements HealthResponse {
+  @ApiProperty({ enum: ['ok', 'degraded'] }) status: 'ok' | 'degraded';
+  @ApiProperty({ format: 'date-time' }) timestamp: string;
+  @ApiProperty({ type: PreflightReportDto }) preflight: PreflightReportDto;
+  @ApiProperty({ type: [SubsystemStatusDto] }) subsystems: SubsystemStatusDto[];
+}

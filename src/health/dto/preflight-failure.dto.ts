@@ -1,0 +1,11 @@
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import type { PreflightReport } from '../preflight.js';
+
+type PreflightFailure = PreflightReport['failures'][number];
+
+@ApiSchema({ name: 'PreflightFailure' })
+export class PreflightFailureDto implements PreflightFailure {
+  @ApiProperty() name: string;
+  @ApiProperty() message: string;
+  @ApiProperty() fix_hint: string;
+}

@@ -1,0 +1,27 @@
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { RunState } from '../../../database/entities/run.entity.js';
+import { ALL_PLATFORMS, type Platform } from '../../../platforms/platform.js';
+import type { Run } from '../run-resource.js';
+import { RunPullRequestDto } from './run-pull-request.dto.js';
+import { RunSandboxDto } from './run-sandbox.dto.js';
+import { RunStepDto } from './run-step.dto.js';
+import { RunUsageDto } from './run-usage.dto.js';
+
+/** OpenAPI schema of the contract's Run resource (the `Run` interface stays the source of truth). */
+@ApiSchema({ name: 'Run' })
+export class RunDto implements Run {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty() project: string;
+  @ApiProperty({ type: String, nullable: true, example: 'BILL-12' }) ticket: string | null;
+  @ApiProperty({ enum: ALL_PLATFORMS }) platform: Platform;
+  @ApiProperty() pipeline: string;
+  @ApiProperty({ enum: Object.values(RunState), description: '`queued` waits for capacity' }) state: RunState;
+  @ApiProperty({ format: 'date-time' }) createdAt: string;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) startedAt: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) finishedAt: string | null;
+  @ApiProperty({ type: String, nullable: true }) error: string | null;
+  @ApiProperty({ type: [RunSandboxDto] }) sandboxes: RunSandboxDto[];
+  @ApiProperty({ type: [RunStepDto], description: 'in order' }) steps: RunStepDto[];
+  @ApiProperty({ type: RunUsageDto }) usage: RunUsageDto;
+  @ApiProperty({ type: [RunPullRequestDto] }) pullRequests: RunPullRequestDto[];
+}
