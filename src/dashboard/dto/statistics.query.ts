@@ -1,5 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsISO8601, IsOptional, IsString, Length } from 'class-validator';
+import { IsISO8601, IsOptional } from 'class-validator';
+import { TextFilter } from './page.query.js';
 
 /** Query of `GET /api/runs/statistics`. */
 export class StatisticsQuery {
@@ -7,7 +8,6 @@ export class StatisticsQuery {
   @IsOptional() @IsISO8601({ strict: true }, { message: 'since must be an ISO 8601 date-time' })
   since?: string;
 
-  @ApiPropertyOptional({ description: 'project name' })
-  @IsOptional() @IsString({ message: 'project must be given once' }) @Length(1, 200, { message: 'project must be 1 to 200 characters' })
+  @TextFilter('project', 'project name')
   project?: string;
 }
