@@ -165,6 +165,33 @@ describe('one consumer slot, no capacity limit', () => {
     expect((await run(b(), old))?.state).toBe('failed');
   }, 60_000);
 
+  it('cancels racing the consumer\'s start and the run\'s end: exactly one outcome stands, ticket and run agree', async () => {
+    const tickets = Array.from({ length: 12 }, (_, i) => `race-${i}`);
+    const outcomes: { ticket: string; id: string; status: number }[] = [];
+    for (const [i, t] of tickets.entries()) {
+      const id = await claim(b(), t, i % 2 === 0 ? 'instant' : 'short');
+      // From at once (before the consumer takes it) to around its start and end.
+      await sleep((i * 97) % 1300);
+      outcomes.push({ ticket: t, id, status: (await post(b(), `/api/runs/${id}/cancel`)).status });
+    }
+    for (const { ticket: t, id, status } of outcomes) {
+      expect([202, 409], t).toContain(status);
+      await eventually(async () => ((await events(b(), id)).length > 0 && sandboxProcessesOf(id).length === 0 ? true : undefined), 15_000, `${t} to settle`);
+      if (status === 202) {
+        expect(await run(b(), id), t).toMatchObject({ state: 'cancelled', error: 'cancelled by dashboard' });
+        expect((await ticket(b(), t))?.state, t).toBe('failed');
+      } else {
+        await stateOf(b(), id, 'succeeded');
+        expect((await ticket(b(), t))?.state, t).toBe('done');
+      }
+    }
+    // Both kinds happened, or the race was not run.
+    expect(new Set(outcomes.map((o) => o.status))).toEqual(new Set([202, 409]));
+    // Nothing is left running, and every request left the queue.
+    await eventually(async () => ((await b().app.get(RunQueueService).queue!.getJobCounts('waiting', 'active', 'delayed')).active === 0 ? true : undefined), 15_000, 'the queue to drain');
+    expect((await b().setup.db.query(`SELECT count(*)::int AS n FROM runs WHERE ticket LIKE 'race-%' AND state IN ('queued', 'running')`)).rows[0].n).toBe(0);
+  }, 120_000);
+
   it('retries a parked run: it is ended (cancelled, attributed), then the ticket is claimed and runs', async () => {
     const parked = randomUUID();
     await b().setup.db.query(`INSERT INTO runs (id, platform, project, ticket, pipeline, state, started_at) VALUES ($1, 'platform-a', 'solo', 'p1', 'instant', 'parked', now())`, [parked]);
