@@ -60,13 +60,17 @@ export class RunControlChannel implements OnApplicationBootstrap, OnApplicationS
     const subscriber = new Redis(this.env.kvstoreUrl, { maxRetriesPerRequest: null, retryStrategy: (n) => Math.min(250 * n, 5000) });
     subscriber.on('error', () => undefined); // the store's state is reported by the store module
     subscriber.on('message', (_channel: string, message: string) => this.receive(message));
-    subscriber.subscribe(this.channel).catch((error: Error) => this.logger.warn(`not subscribed to ${this.channel}: ${error.message}`));
+    subscriber.subscribe(this.channel).catch((error: Error) => {
+      // Cut by shutdown before the store ever answered: nothing to report.
+      if (this.subscriber === subscriber) this.logger.warn(`not subscribed to ${this.channel}: ${error.message}; runs cancelled elsewhere are found by the database check`);
+    });
     this.subscriber = subscriber;
   }
 
   onApplicationShutdown(): void {
-    this.subscriber?.disconnect();
+    const subscriber = this.subscriber;
     this.subscriber = null;
+    subscriber?.disconnect();
   }
 
   private receive(message: string): void {
