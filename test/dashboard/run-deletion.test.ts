@@ -146,6 +146,16 @@ describe('cancel without the store (the database decides)', () => {
     expect(events).toContainEqual({ kind: 'run-cancelled', text: 'cancelled by dashboard' });
   });
 
+  it('takes nothing of who cancelled from the request', async () => {
+    const id = await seed({ state: 'running', ticketState: 'in_progress' });
+    const res = await app.inject({
+      method: 'POST', url: `/api/runs/${id}/cancel`,
+      headers: { 'content-type': 'application/json', 'x-user': 'mallory' }, payload: { by: 'mallory', principal: 'mallory' },
+    });
+    expect(res.statusCode).toBe(202);
+    expect((await runOf(id))?.error).toBe('cancelled by dashboard');
+  });
+
   it('cancels a parked run and a run without a ticket', async () => {
     const parked = await seed({ state: 'parked', ticketState: 'in_progress' });
     expect((await call('POST', `/api/runs/${parked}/cancel`)).body?.run).toMatchObject({ state: 'cancelled', error: 'cancelled by dashboard' });
