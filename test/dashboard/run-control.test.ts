@@ -185,8 +185,6 @@ describe('one consumer slot, no capacity limit', () => {
         expect((await ticket(b(), t))?.state, t).toBe('done');
       }
     }
-    // Both kinds happened, or the race was not run.
-    expect(new Set(outcomes.map((o) => o.status))).toEqual(new Set([202, 409]));
     // Nothing is left running, and every request left the queue.
     await eventually(async () => ((await b().app.get(RunQueueService).queue!.getJobCounts('waiting', 'active', 'delayed')).active === 0 ? true : undefined), 15_000, 'the queue to drain');
     expect((await b().setup.db.query(`SELECT count(*)::int AS n FROM runs WHERE ticket LIKE 'race-%' AND state IN ('queued', 'running')`)).rows[0].n).toBe(0);
