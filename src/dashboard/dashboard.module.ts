@@ -1,15 +1,17 @@
 import { Module } from '@nestjs/common';
+import { RunControlModule } from '../runs/control/run-control.module.js';
 import { RunResourceModule } from '../runs/resource/run-resource.module.js';
 import { PullRequestsController } from './pull-requests.controller.js';
 import { PullRequestsReader } from './pull-requests.reader.js';
+import { RunControlController } from './run-control.controller.js';
 import { RunEventsReader } from './run-events.reader.js';
 import { RunStatisticsService } from './run-statistics.service.js';
 import { RunsController } from './runs.controller.js';
 
-/** The guarded REST API for runs, their events, statistics and pull requests. */
+/** The guarded REST API for runs, their events, statistics and pull requests, and run control. */
 @Module({
-  imports: [RunResourceModule],
-  controllers: [RunsController, PullRequestsController],
+  imports: [RunResourceModule, RunControlModule],
+  controllers: [RunsController, RunControlController, PullRequestsController],
   providers: [RunEventsReader, RunStatisticsService, PullRequestsReader],
 })
 export class DashboardModule {}

@@ -13,5 +13,9 @@ export const RunEventKind = {
   Stderr: 'stderr',
   RunSucceeded: 'run-succeeded',
   RunFailed: 'run-failed',
+  /** An operator cancelled the run (who, and what became of its sandboxes). */
+  RunCancelled: 'run-cancelled',
+  /** An operator retried the run: on the old run and on the new one, naming each other. */
+  RunRetried: 'run-retried',
 } as const;
 export type RunEventKind = (typeof RunEventKind)[keyof typeof RunEventKind];

@@ -3,6 +3,8 @@ import { LeaderModule } from '../leader/leader.module.js';
 import { MetricsRegistryModule } from '../metrics/metrics-registry.module.js';
 import { PipelinesModule } from '../pipelines/pipelines.module.js';
 import { CapacityQueueService } from './capacity/capacity-queue.service.js';
+import { RunControlChannel } from './control/run-control-channel.service.js';
+import { RunStopWatcher } from './control/run-stop-watcher.service.js';
 import { HeartbeatService } from './heartbeat.service.js';
 import { HousekeepingService } from './housekeeping.service.js';
 import { ReconcilerService } from './reconciler.service.js';
@@ -15,14 +17,16 @@ import { StaleJobDetectorService } from './stale-job-detector.service.js';
 
 /**
  * The run engine: consumer, executor, capacity queue, heartbeats, housekeeping (stale-job
- * detector and reconciler) and the live run feed. Needs RunQueueModule and TicketsModule.
+ * detector and reconciler), the live run feed, and the watcher that stops runs cancelled
+ * anywhere. Needs RunQueueModule and TicketsModule.
  */
 @Module({
   imports: [LeaderModule, PipelinesModule, MetricsRegistryModule],
   providers: [
     RunRecordsService, RunFeedPublisher, RunEventsService, HeartbeatService, CapacityQueueService,
     RunExecutorService, RunConsumerService, StaleJobDetectorService, ReconcilerService, HousekeepingService,
+    RunControlChannel, RunStopWatcher,
   ],
-  exports: [RunRecordsService, RunEventsService, RunFeedPublisher, CapacityQueueService, StaleJobDetectorService, ReconcilerService],
+  exports: [RunRecordsService, RunEventsService, RunFeedPublisher, CapacityQueueService, StaleJobDetectorService, ReconcilerService, RunControlChannel],
 })
 export class RunEngineModule {}

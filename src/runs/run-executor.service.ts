@@ -20,8 +20,11 @@ import type { RunEventWriter } from './run-event-writer.js';
 import { RunEventsService } from './run-events.service.js';
 import { RunRecordsService } from './run-records.service.js';
 
-/** `deferred`: not admitted yet (or shutting down); the consumer gives the request back to the queue. */
-export const RunOutcome = { Succeeded: 'succeeded', Failed: 'failed', Skipped: 'skipped', Deferred: 'deferred' } as const;
+/**
+ * `deferred`: not admitted yet (or shutting down); the consumer gives the request back to the queue.
+ * `stopped`: the run's record ended elsewhere while it ran here (cancelled); its commands were killed.
+ */
+export const RunOutcome = { Succeeded: 'succeeded', Failed: 'failed', Skipped: 'skipped', Deferred: 'deferred', Stopped: 'stopped' } as const;
 export type RunOutcome = (typeof RunOutcome)[keyof typeof RunOutcome];
 
 /**
@@ -30,6 +33,15 @@ export type RunOutcome = (typeof RunOutcome)[keyof typeof RunOutcome];
  * its own request waits for a slot, which waiting requests would otherwise hold for ever.
  */
 const ADMISSION_WAIT_MS = 1000;
+
+/**
+ * Why a run under way was stopped from outside. `ended`: the state its record already holds
+ * (a cancel): nothing more is written for it. null: this consumer still ends it (Failed).
+ */
+interface Stop {
+  reason: string;
+  ended: RunState | null;
+}
 
 /**
  * Executes one dequeued request: heartbeat from the moment it is taken, wait briefly for capacity
@@ -41,10 +53,12 @@ const ADMISSION_WAIT_MS = 1000;
 export class RunExecutorService {
   private readonly logger = new Logger('RunExecutor');
   private closing = false;
-  /** Sandboxes of each run under way: destroyed (their commands killed) by `stopRuns()`. */
+  /** Sandboxes of each run under way: destroyed (their commands killed) by `stopRuns()` and `stopRun()`. */
   private readonly live = new Map<string, Set<Sandbox>>();
   /** Why a run was stopped from outside, for its error. */
-  private readonly stopped = new Map<string, string>();
+  private readonly stopped = new Map<string, Stop>();
+  /** Runs whose request this process is executing, from the moment it is taken until it is let go. */
+  private readonly taken = new Set<string>();
 
   constructor(
     private readonly records: RunRecordsService,
@@ -75,27 +89,59 @@ export class RunExecutorService {
     return this.stopRuns('interrupted: the server shut down during the run');
   }
 
+  /** Runs this process has taken and not let go yet (the control watcher checks their records). */
+  runsUnderWay(): string[] {
+    return [...this.taken];
+  }
+
+  /**
+   * Stops a run taken here whose record has already ended as `ended` (cancelled, possibly from
+   * another replica): its sandboxes are destroyed (commands killed), sandboxes it creates later
+   * are destroyed at once, and nothing more is written for it. False when this process does not
+   * have the run.
+   */
+  async stopRun(runId: string, reason: string, ended: RunState): Promise<boolean> {
+    if (!this.taken.has(runId)) return false;
+    if (this.stopped.get(runId)?.ended) return true;
+    this.stopped.set(runId, { reason, ended });
+    const sandboxes = [...(this.live.get(runId) ?? [])];
+    this.logger.warn(`run ${runId} stopped (${reason}): destroying ${sandboxes.length} sandbox(es)`);
+    await Promise.all(sandboxes.map((sandbox) => sandbox.destroy().catch(() => undefined)));
+    return true;
+  }
+
   /** Kills the commands of every run under way; each then ends Failed with `reason`. */
   private async stopRuns(reason: string): Promise<void> {
     const runs = [...this.live];
     if (runs.length === 0) return;
     this.logger.warn(`${reason}: stopping ${runs.length} run(s)`);
-    for (const [runId] of runs) this.stopped.set(runId, reason);
+    for (const [runId] of runs) if (!this.stopped.get(runId)?.ended) this.stopped.set(runId, { reason, ended: null });
     await Promise.all(runs.flatMap(([, sandboxes]) => [...sandboxes].map((sandbox) => sandbox.destroy().catch(() => undefined))));
   }
 
   /** `firstTake`: the request is taken for the first time (not after a deferral). */
   async execute(request: PipelineRequest, firstTake = true): Promise<RunOutcome> {
-    const run = await this.records.find(request.runId);
-    if (!run || run.state !== RunState.Queued) {
-      this.logger.log(`request for run ${request.runId} skipped: run is ${run ? run.state : 'unknown'}`);
-      return RunOutcome.Skipped;
+    // Taken before the record is read: a cancel committed after that read still reaches this run.
+    this.taken.add(request.runId);
+    try {
+      const run = await this.records.find(request.runId);
+      if (!run || run.state !== RunState.Queued) {
+        this.logger.log(`request for run ${request.runId} skipped: run is ${run ? run.state : 'unknown'}`);
+        return RunOutcome.Skipped;
+      }
+      return await this.executeQueued(request, run.createdAt, firstTake);
+    } finally {
+      this.taken.delete(request.runId);
+      this.stopped.delete(request.runId);
     }
+  }
+
+  private async executeQueued(request: PipelineRequest, createdAt: Date, firstTake: boolean): Promise<RunOutcome> {
     const events = await this.events.open(request.runId);
     try {
       // Inside the try: a failed start must still stop the heartbeat, or the run would look alive for ever.
       await this.heartbeat.start(request.runId);
-      const outcome = await this.admitAndRun(request, run.createdAt, events, firstTake);
+      const outcome = await this.admitAndRun(request, createdAt, events, firstTake);
       if (outcome === RunOutcome.Deferred) await this.heartbeat.release(request.runId);
       return outcome;
     } finally {
@@ -136,11 +182,23 @@ export class RunExecutorService {
     } catch (error) {
       result = { ok: false, error: `run crashed: ${(error as Error).message}` };
     }
-    const stoppedBecause = this.stopped.get(request.runId);
-    this.stopped.delete(request.runId);
+    // Its sandboxes are gone: nothing of the run is left to stop, so a cancel from now on is the database's to decide.
+    this.taken.delete(request.runId);
+    const stop = this.stopped.get(request.runId);
     this.live.delete(request.runId);
-    if (stoppedBecause !== undefined && !result.ok) result = { ok: false, error: `${stoppedBecause} (${result.error})` };
+    if (stop?.ended) return this.endStopped(request, stop, result, events, startedAt);
+    if (stop !== undefined && !result.ok) result = { ok: false, error: `${stop.reason} (${result.error})` };
     return this.end(request, result, events, startedAt);
+  }
+
+  /** A run whose record ended elsewhere (cancelled) while it ran here: says so, writes no outcome. */
+  private async endStopped(request: PipelineRequest, stop: Stop, result: StepResult, events: RunEventWriter, startedAt: number): Promise<RunOutcome> {
+    const kind = stop.ended === RunState.Cancelled ? RunEventKind.RunCancelled : RunEventKind.RunFailed;
+    events.emit(kind, null, `${stop.reason}: commands killed and sandboxes removed${result.ok ? '' : ` (${result.error})`}`);
+    await events.flush();
+    this.metrics.runFinished(request.pipeline, stop.ended ?? RunState.Failed, (performance.now() - startedAt) / 1000);
+    this.logger.log(`run ${request.runId} (${request.project}/${request.ticket ?? '-'} ${request.pipeline}) stopped: ${stop.reason}`);
+    return RunOutcome.Stopped;
   }
 
   /** The sandbox backend, with every sandbox it creates for `runId` listed in `live` until destroyed. */
@@ -153,10 +211,10 @@ export class RunExecutorService {
       probe: () => backend.probe(),
       create: async (spec) => {
         const sandbox = await backend.create(spec);
-        const stoppedBecause = this.stopped.get(runId);
-        if (stoppedBecause !== undefined) {
+        const stop = this.stopped.get(runId);
+        if (stop !== undefined) {
           await sandbox.destroy();
-          throw new Error(stoppedBecause);
+          throw new Error(stop.reason);
         }
         live.add(sandbox);
         return {
@@ -192,12 +250,15 @@ export class RunExecutorService {
     const error = result.ok ? null : result.error;
     events.emit(result.ok ? RunEventKind.RunSucceeded : RunEventKind.RunFailed, null, error ?? `pipeline ${request.pipeline} succeeded`);
     await events.flush();
-    if (request.ticket === null) {
-      await this.records.finish(request.runId, result.ok ? RunState.Succeeded : RunState.Failed, error);
-    } else {
-      const moved = await this.lifecycle.transition(request.runId, result.ok ? LifecycleTrigger.Succeed : LifecycleTrigger.Fail, error);
-      // The ticket moved on without this run (e.g. reverted as stale while paused): still end the run.
-      if (!moved) await this.records.finish(request.runId, result.ok ? RunState.Succeeded : RunState.Failed, error);
+    const state = result.ok ? RunState.Succeeded : RunState.Failed;
+    // The ticket moved on without this run (e.g. reverted as stale while paused): still end the run.
+    const recorded = (request.ticket !== null && (await this.lifecycle.transition(request.runId, result.ok ? LifecycleTrigger.Succeed : LifecycleTrigger.Fail, error)) !== null)
+      || (await this.records.finish(request.runId, state, error));
+    if (!recorded) {
+      // Ended elsewhere a moment before (cancelled, or failed as stale): that record stands.
+      const now = await this.records.find(request.runId);
+      events.emit(RunEventKind.State, null, `outcome ${state} not recorded: the run had already ended (${now?.state ?? 'deleted'}${now?.error ? `: ${now.error}` : ''})`);
+      await events.flush();
     }
     this.metrics.runFinished(request.pipeline, result.ok ? RunState.Succeeded : RunState.Failed, (performance.now() - startedAt) / 1000);
     this.logger.log(`run ${request.runId} (${request.project}/${request.ticket ?? '-'} ${request.pipeline}) ${result.ok ? 'succeeded' : `failed: ${error}`}`);

@@ -58,6 +58,15 @@ export class RunQueueService implements OnApplicationShutdown {
     if (job && (await job.isDelayed())) await job.promote().catch(() => undefined); // taken meanwhile
   }
 
+  /**
+   * Takes the run's request off the queue (a cancelled run). `held` when a consumer has it now
+   * (BullMQ does not remove a locked job): that consumer then finds the run no longer queued.
+   */
+  async remove(runId: string): Promise<'removed' | 'held'> {
+    if (!this.queue) return 'removed';
+    return (await this.queue.remove(runId)) === 1 ? 'removed' : 'held';
+  }
+
   /** True when a request under the run's id is on the queue, in any state. */
   async hasJob(runId: string): Promise<boolean> {
     return (await this.queue?.getJob(runId)) !== undefined;

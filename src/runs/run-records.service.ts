@@ -19,6 +19,7 @@ export interface RunRow {
   admitted: boolean;
   /** When the run was claimed (the database's clock). */
   createdAt: Date;
+  error: string | null;
 }
 
 /**
@@ -31,9 +32,17 @@ export class RunRecordsService {
 
   async find(runId: string): Promise<RunRow | null> {
     const rows: (Omit<RunRow, 'admitted'> & { admitted_at: Date | null })[] = await this.db.dataSource.query(
-      'SELECT id, platform, project, ticket, pipeline, state, owner, admitted_at, created_at AS "createdAt" FROM runs WHERE id = $1', [runId]);
+      'SELECT id, platform, project, ticket, pipeline, state, owner, admitted_at, error, created_at AS "createdAt" FROM runs WHERE id = $1', [runId]);
     const row = rows[0];
     return row ? { ...row, admitted: row.admitted_at !== null } : null;
+  }
+
+  /** The live run of a ticket, if any (at most one: the live-run unique index). */
+  async liveRunOf(platform: Platform, project: string, ticket: string): Promise<Pick<RunRow, 'id' | 'state'> | null> {
+    const rows: Pick<RunRow, 'id' | 'state'>[] = await this.db.dataSource.query(
+      'SELECT id, state FROM runs WHERE platform = $1 AND project = $2 AND ticket = $3 AND state = ANY($4::text[])',
+      [platform, project, ticket, LIVE_RUN_STATES]);
+    return rows[0] ?? null;
   }
 
   /** Records which consumer took the run, with a first heartbeat. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TicketState } from '../database/entities/ticket.entity.js';
-import { LifecycleTrigger, canTransition, lifecycleLabel } from './lifecycle.js';
+import { LifecycleTrigger, TRANSITIONS, canTransition, lifecycleLabel } from './lifecycle.js';
 
 describe('ticket lifecycle table', () => {
   it('claims only tickets without a live run', () => {
@@ -16,6 +16,13 @@ describe('ticket lifecycle table', () => {
     expect(canTransition(LifecycleTrigger.Dequeue, TicketState.InProgress)).toBe(false);
     expect(canTransition(LifecycleTrigger.StaleRevert, TicketState.Enqueued)).toBe(false);
     expect(canTransition(LifecycleTrigger.Fail, TicketState.InProgress)).toBe(true);
+  });
+
+  it('cancels a queued or running ticket into Failed, and nothing that has ended', () => {
+    expect(TRANSITIONS[LifecycleTrigger.Cancel].to).toBe(TicketState.Failed);
+    expect(canTransition(LifecycleTrigger.Cancel, TicketState.Enqueued)).toBe(true);
+    expect(canTransition(LifecycleTrigger.Cancel, TicketState.InProgress)).toBe(true);
+    for (const ended of [TicketState.Pending, TicketState.Done, TicketState.Failed]) expect(canTransition(LifecycleTrigger.Cancel, ended)).toBe(false);
   });
 
   it('names labels with the service: prefix', () => {

@@ -8,6 +8,8 @@ export const LifecycleTrigger = {
   Succeed: 'succeed',
   Fail: 'fail',
   StaleRevert: 'stale-revert',
+  /** An operator cancelled the run (dashboard `POST /api/runs/:id/cancel`). */
+  Cancel: 'cancel',
 } as const;
 export type LifecycleTrigger = (typeof LifecycleTrigger)[keyof typeof LifecycleTrigger];
 
@@ -22,6 +24,8 @@ export const TRANSITIONS: Record<LifecycleTrigger, { from: readonly TicketState[
   [LifecycleTrigger.Succeed]: { from: [TicketState.InProgress], to: TicketState.Done },
   [LifecycleTrigger.Fail]: { from: [TicketState.InProgress], to: TicketState.Failed },
   [LifecycleTrigger.StaleRevert]: { from: [TicketState.InProgress], to: TicketState.Pending },
+  // Failed like any failed run: the label shows `service:failed` and the error (who cancelled) is posted.
+  [LifecycleTrigger.Cancel]: { from: [TicketState.Enqueued, TicketState.InProgress], to: TicketState.Failed },
 };
 
 export function canTransition(trigger: LifecycleTrigger, from: TicketState): boolean {

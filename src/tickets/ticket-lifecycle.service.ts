@@ -38,7 +38,11 @@ const RUN_STATE_AFTER: Partial<Record<LifecycleTrigger, RunState>> = {
   [LifecycleTrigger.Succeed]: RunState.Succeeded,
   [LifecycleTrigger.Fail]: RunState.Failed,
   [LifecycleTrigger.StaleRevert]: RunState.Failed,
+  [LifecycleTrigger.Cancel]: RunState.Cancelled,
 };
+
+/** Rolls a transition back: the ticket pointed at the run, but the run had already ended. */
+class RunAlreadyEnded extends Error {}
 
 const PG_UNIQUE_VIOLATION = '23505';
 
@@ -152,7 +156,7 @@ export class TicketLifecycleService {
   async transition(runId: string, trigger: LifecycleTrigger, error: string | null = null): Promise<TransitionEvent | null> {
     const rule = TRANSITIONS[trigger];
     const runState = RUN_STATE_AFTER[trigger];
-    const event = await this.db.dataSource.transaction(async (tx) => {
+    const event = await this.db.dataSource.transaction(async (tx): Promise<TransitionEvent | null> => {
       const rows = updatedRows<{ platform: Platform; project: string; ticket: string; pipeline: string; from_state: TicketState }>(await tx.query(
         `WITH old AS (
            SELECT platform, project, ticket, state FROM tickets
@@ -165,14 +169,17 @@ export class TicketLifecycleService {
       ));
       const row = rows[0];
       if (!row) return null;
-      if (runState) await updateRun(tx, runId, runState, error);
+      if (runState && !(await updateRun(tx, runId, runState, error))) throw new RunAlreadyEnded();
       return {
         key: { platform: row.platform, project: row.project, ticket: row.ticket },
         runId, pipeline: row.pipeline, trigger, from: row.from_state, to: rule.to, error,
       } satisfies TransitionEvent;
+    }).catch((failure: unknown) => {
+      if (failure instanceof RunAlreadyEnded) return null;
+      throw failure;
     });
     if (!event) {
-      this.logger.warn(`refused ${trigger} for run ${runId}: its ticket is not in ${rule.from.join(' or ')}`);
+      this.logger.warn(`refused ${trigger} for run ${runId}: its ticket is not in ${rule.from.join(' or ')} on it, or the run has ended`);
       return null;
     }
     await this.emit(event);
@@ -202,14 +209,19 @@ export class TicketLifecycleService {
   }
 }
 
-async function updateRun(tx: EntityManager, runId: string, state: RunState, error: string | null): Promise<void> {
+/**
+ * Moves the run with its ticket; false when the run had already ended (an ended run is never
+ * written again: e.g. a run cancelled, or finished directly, while its ticket still named it).
+ */
+async function updateRun(tx: EntityManager, runId: string, state: RunState, error: string | null): Promise<boolean> {
   const live = LIVE_RUN_STATES.includes(state);
-  await tx.query(
+  const rows = updatedRows(await tx.query(
     `UPDATE runs SET state = $2,
        started_at = CASE WHEN $2 = 'running' THEN now() ELSE started_at END,
        finished_at = CASE WHEN $3 THEN finished_at ELSE now() END,
        error = COALESCE($4, error)
-     WHERE id = $1`,
-    [runId, state, live, error],
-  );
+     WHERE id = $1 AND state = ANY($5::text[]) RETURNING id`,
+    [runId, state, live, error, LIVE_RUN_STATES],
+  ));
+  return rows.length > 0;
 }

@@ -136,3 +136,22 @@ describe('the comment text', () => {
     expect(body).toMatch(/characters in the middle were left out/);
   });
 });
+
+describe('a run deleted before its comment went out (dashboard DELETE)', () => {
+  it('drops the comment instead of retrying it for days', async () => {
+    const gh = caseOf(Platform.GitHub);
+    gh.add(620, []);
+    const post = commentPost('/issues/620/comments');
+    trackers.github.failNext(1_000, { status: 502, match: post }); // the tracker refuses it for as long as the test runs
+    const runId = await app.start(gh.key(620));
+    await app.finish(runId, 'exit 9');
+    await eventually(() => (trackers.github.requests.some(post) ? true : undefined), 10_000, 'a first attempt');
+    await setup.db.query('DELETE FROM runs WHERE id = $1', [runId]);
+    // Settles (nothing pending, nothing in the stale set) without a post that could succeed.
+    await eventually(() => (app.projection.pendingTickets().length === 0 ? true : undefined), 15_000, 'the projection to let go of the comment');
+    const attempts = trackers.github.requests.filter(post).length;
+    await sleep(1_500);
+    expect(trackers.github.requests.filter(post)).toHaveLength(attempts);
+    expect(gh.comments(620)).toEqual([]);
+  });
+});

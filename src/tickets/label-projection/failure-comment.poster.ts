@@ -16,7 +16,7 @@ export interface FailedRun {
   error: string | null;
 }
 
-export type FailureCommentOutcome = 'posted' | 'already-posted';
+export type FailureCommentOutcome = 'posted' | 'already-posted' | 'run-deleted';
 
 /**
  * Posts a failed run's error on its ticket exactly once, however often it is asked (a repeated
@@ -40,6 +40,11 @@ export class FailureCommentPoster {
     const kind = TicketCommentKind.Failure;
     const claim = await this.records.claim(run.runId, kind, key, this.instance.id);
     if (claim === 'posted') return 'already-posted';
+    if (claim === 'gone') {
+      // Deleted from the dashboard before its comment went out: once-only cannot be kept without the record.
+      this.logger.log(`failure comment of run ${run.runId} not posted on ${describeTicket(key)}: the run was deleted`);
+      return 'run-deleted';
+    }
     if (claim === 'busy') {
       throw new TrackerError(`the failure comment of run ${run.runId} is being posted by another process`, tracker.platform, null, true);
     }

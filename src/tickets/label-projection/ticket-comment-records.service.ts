@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseService } from '../../database/database.service.js';
+import { sqlState } from '../../database/database-fault.js';
 import { updatedRows } from '../../database/updated-rows.js';
 import type { TicketKey } from '../ticket-key.js';
 import type { TicketCommentKind } from './failure-comment.js';
@@ -7,7 +8,10 @@ import type { TicketCommentKind } from './failure-comment.js';
 /** A poster that crashed between claiming and recording leaves a claim this old to be taken over. */
 export const COMMENT_CLAIM_EXPIRY_MS = 2 * 60_000;
 
-export type CommentClaim = 'claimed' | 'posted' | 'busy';
+/** `gone`: the run was deleted (dashboard), so there is no record to post once against. */
+export type CommentClaim = 'claimed' | 'posted' | 'busy' | 'gone';
+
+const PG_FOREIGN_KEY_VIOLATION = '23503';
 
 /**
  * The `ticket_comments` table: at most one comment per run and kind. A poster claims the row
@@ -17,18 +21,24 @@ export type CommentClaim = 'claimed' | 'posted' | 'busy';
 export class TicketCommentRecordsService {
   constructor(private readonly db: DatabaseService) {}
 
-  /** `claimed`: go ahead and post; `posted`: already done; `busy`: someone else is posting now. */
+  /** `claimed`: go ahead and post; `posted`: already done; `busy`: someone else is posting now; `gone`: the run was deleted. */
   async claim(runId: string, kind: TicketCommentKind, key: TicketKey, owner: string): Promise<CommentClaim> {
-    const rows = updatedRows<{ state: string }>(await this.db.dataSource.query(
-      `INSERT INTO ticket_comments (run_id, kind, platform, project, ticket, state, claimed_by, claimed_at)
-       VALUES ($1, $2, $3, $4, $5, 'posting', $6, now())
-       ON CONFLICT (run_id, kind) DO UPDATE SET claimed_by = EXCLUDED.claimed_by, claimed_at = now()
-         WHERE ticket_comments.state = 'posting'
-           AND (ticket_comments.claimed_by = EXCLUDED.claimed_by OR ticket_comments.claimed_at < now() - $7 * interval '1 millisecond')
-       RETURNING state`,
-      [runId, kind, key.platform, key.project, key.ticket, owner, COMMENT_CLAIM_EXPIRY_MS],
-    ));
-    if (rows.length > 0) return 'claimed';
+    let result: unknown;
+    try {
+      result = await this.db.dataSource.query(
+        `INSERT INTO ticket_comments (run_id, kind, platform, project, ticket, state, claimed_by, claimed_at)
+         VALUES ($1, $2, $3, $4, $5, 'posting', $6, now())
+         ON CONFLICT (run_id, kind) DO UPDATE SET claimed_by = EXCLUDED.claimed_by, claimed_at = now()
+           WHERE ticket_comments.state = 'posting'
+             AND (ticket_comments.claimed_by = EXCLUDED.claimed_by OR ticket_comments.claimed_at < now() - $7 * interval '1 millisecond')
+         RETURNING state`,
+        [runId, kind, key.platform, key.project, key.ticket, owner, COMMENT_CLAIM_EXPIRY_MS],
+      );
+    } catch (error) {
+      if (sqlState(error) === PG_FOREIGN_KEY_VIOLATION) return 'gone';
+      throw error;
+    }
+    if (updatedRows(result).length > 0) return 'claimed';
     const existing: { state: string }[] = await this.db.dataSource.query(
       'SELECT state FROM ticket_comments WHERE run_id = $1 AND kind = $2', [runId, kind]);
     return existing[0]?.state === 'posted' ? 'posted' : 'busy';
