@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { LeaderModule } from '../leader/leader.module.js';
 import { PipelinesModule } from '../pipelines/pipelines.module.js';
+import { RunChangesModule } from './changes/run-changes.module.js';
 import { CapacityQueueService } from './capacity/capacity-queue.service.js';
 import { HeartbeatService } from './heartbeat.service.js';
 import { HousekeepingService } from './housekeeping.service.js';
@@ -14,14 +15,14 @@ import { StaleJobDetectorService } from './stale-job-detector.service.js';
 
 /**
  * The run engine: consumer, executor, capacity queue, heartbeats, housekeeping (stale-job
- * detector and reconciler) and the live run feed. Needs RunQueueModule and TicketsModule.
+ * detector and reconciler), the live run feed and `run.changed`. Needs RunQueueModule and TicketsModule.
  */
 @Module({
-  imports: [LeaderModule, PipelinesModule],
+  imports: [LeaderModule, PipelinesModule, RunChangesModule],
   providers: [
     RunRecordsService, RunFeedPublisher, RunEventsService, HeartbeatService, CapacityQueueService,
     RunExecutorService, RunConsumerService, StaleJobDetectorService, ReconcilerService, HousekeepingService,
   ],
-  exports: [RunRecordsService, RunEventsService, RunFeedPublisher, CapacityQueueService, StaleJobDetectorService, ReconcilerService],
+  exports: [RunChangesModule, RunRecordsService, RunEventsService, RunFeedPublisher, CapacityQueueService, StaleJobDetectorService, ReconcilerService],
 })
 export class RunEngineModule {}
