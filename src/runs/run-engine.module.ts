@@ -11,17 +11,19 @@ import { RunEventsService } from './run-events.service.js';
 import { RunExecutorService } from './run-executor.service.js';
 import { RunFeedPublisher } from './run-feed.publisher.js';
 import { RunRecordsService } from './run-records.service.js';
+import { RunRetentionService } from './run-retention.service.js';
 import { StaleJobDetectorService } from './stale-job-detector.service.js';
 
 /**
  * The run engine: consumer, executor, capacity queue, heartbeats, housekeeping (stale-job
- * detector and reconciler), the live run feed and `run.changed`. Needs RunQueueModule and TicketsModule.
+ * detector, reconciler and run retention), the live run feed and `run.changed`. Needs
+ * RunQueueModule and TicketsModule.
  */
 @Module({
   imports: [LeaderModule, PipelinesModule, RunChangesModule],
   providers: [
     RunRecordsService, RunFeedPublisher, RunEventsService, HeartbeatService, CapacityQueueService,
-    RunExecutorService, RunConsumerService, StaleJobDetectorService, ReconcilerService, HousekeepingService,
+    RunExecutorService, RunConsumerService, StaleJobDetectorService, ReconcilerService, RunRetentionService, HousekeepingService,
   ],
   exports: [RunChangesModule, RunRecordsService, RunEventsService, RunFeedPublisher, CapacityQueueService, StaleJobDetectorService, ReconcilerService],
 })
