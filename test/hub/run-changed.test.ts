@@ -88,6 +88,12 @@ describe('hub run.changed across two replicas', () => {
     ]);
     for (const c of [subA, subB, both]) expect(await call(c, 'runs.subscribe')).toEqual({ ok: true });
     await call(denied, 'runs.subscribe'); // refused: no runs.read
+    // Whatever else lands on the stream (anyone with the store can write to it) is skipped.
+    const stream = `${setup.keyPrefix}feed:run-changes`;
+    await setup.redis.xadd(stream, '*', 'id', 'garbage', 'run', '{not json');
+    await setup.redis.xadd(stream, '*', 'id', 'mismatch', 'run', JSON.stringify({ id: 'someone-else' }));
+    await setup.redis.xadd(stream, '*', 'run', JSON.stringify({ id: 'no-id-field' }));
+    await setup.redis.xadd(stream, '*', 'id', 'null', 'run', 'null');
 
     // The first run holds the only capacity for ~3 s, so the second waits `queued` in plain sight.
     first = await claim('live-1', 'two-steps');
@@ -145,6 +151,10 @@ describe('hub run.changed across two replicas', () => {
     expect(watcher.changes.length).toBeGreaterThan(0);
     expect(watcher.changes.every((r) => r.id === second)).toBe(true);
     expect(lastOf(watcher, second)?.state).toBe('succeeded');
+  });
+
+  it('malformed entries on the stream are skipped, and the relay carries on', () => {
+    for (const c of [subA, subB, both]) expect(new Set(c.changes.map((r) => r.id))).toEqual(new Set([first, second]));
   });
 
   it('a client both subscribed and watching hears each change once', () => {
