@@ -1,16 +1,21 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import type { Server } from 'socket.io';
+import { RUN_CHANGES_STREAM } from '../runs/changes/run-change-feed.js';
 import { StoreConnectionService } from '../store/store-connection.service.js';
 import { HubEvent, RUNS_ROOM, runRoom } from './hub-socket.js';
 
 const BLOCK_MS = 5000;
 const RETRY_MS = 1000;
 
+type Fields = Record<string, string>;
+
 /**
- * Relays the live run feed (the store stream `svc:feed:runs`) to hub rooms: every entry to
- * `runs` subscribers and to the watchers of its run. Reads with a blocking XREAD on its own
- * connection; silent while the store is down (the database keeps everything).
+ * Relays the live run feeds to hub rooms, each entry to `runs` subscribers and to the watchers of
+ * its run (a socket in both gets it once): the event stream `svc:feed:runs` as `run.event`, and
+ * `svc:feed:run-changes` as `run.changed {run}`, whose Run the changing replica already read (no
+ * database read here). Reads both with one blocking XREAD on its own connection; silent while the
+ * store is down (the database keeps everything).
  */
 @Injectable()
 export class HubFeedRelay implements OnApplicationShutdown {
@@ -28,16 +33,17 @@ export class HubFeedRelay implements OnApplicationShutdown {
   }
 
   private async loop(server: Server, reader: Redis): Promise<void> {
-    const key = this.store.key('feed', 'runs');
-    let last = '$';
+    const events = this.store.key('feed', 'runs');
+    const changes = this.store.key(...RUN_CHANGES_STREAM);
+    const last: Record<string, string> = { [events]: '$', [changes]: '$' };
     while (!this.stopped) {
       try {
-        const batches = await reader.xread('BLOCK', BLOCK_MS, 'STREAMS', key, last);
-        for (const [, entries] of batches ?? []) {
+        const batches = await reader.xread('BLOCK', BLOCK_MS, 'STREAMS', events, changes, last[events] as string, last[changes] as string);
+        for (const [key, entries] of batches ?? []) {
           for (const [id, fields] of entries) {
-            last = id;
-            const entry = toEntry(fields);
-            server.to(RUNS_ROOM).to(runRoom(entry.run)).emit(HubEvent.RunEvent, entry);
+            last[key] = id;
+            if (key === changes) this.relayChange(server, toFields(fields));
+            else this.relayEvent(server, toFields(fields));
           }
         }
       } catch (error) {
@@ -48,14 +54,35 @@ export class HubFeedRelay implements OnApplicationShutdown {
     }
   }
 
+  private relayEvent(server: Server, entry: Fields): void {
+    if (typeof entry['run'] !== 'string') return;
+    server.to(RUNS_ROOM).to(runRoom(entry['run'])).emit(HubEvent.RunEvent, entry);
+  }
+
+  /** A malformed entry (anyone who can write the store can write one) is skipped, never thrown. */
+  private relayChange(server: Server, entry: Fields): void {
+    const runId = entry['id'];
+    let run: unknown;
+    try {
+      run = JSON.parse(entry['run'] ?? '');
+    } catch {
+      run = null;
+    }
+    if (typeof runId !== 'string' || (run as { id?: unknown } | null)?.id !== runId) {
+      this.logger.debug('skipped a malformed run.changed entry');
+      return;
+    }
+    server.to(RUNS_ROOM).to(runRoom(runId)).emit(HubEvent.RunChanged, { run });
+  }
+
   onApplicationShutdown(): void {
     this.stopped = true;
     this.reader?.disconnect(false);
   }
 }
 
-function toEntry(fields: string[]): Record<string, string> & { run: string } {
-  const entry: Record<string, string> = {};
+function toFields(fields: string[]): Fields {
+  const entry: Fields = {};
   for (let i = 0; i + 1 < fields.length; i += 2) entry[fields[i] as string] = fields[i + 1] as string;
-  return entry as Record<string, string> & { run: string };
+  return entry;
 }

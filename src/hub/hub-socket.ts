@@ -21,6 +21,8 @@ export const HubMethod = {
 /** Events the hub sends. */
 export const HubEvent = {
   RunEvent: 'run.event',
+  /** `{run: Run}` whenever a run's state, sandboxes, steps, pull requests or usage change. */
+  RunChanged: 'run.changed',
   Error: 'error',
 } as const;
 

@@ -7,23 +7,30 @@ import { InstanceIdentity } from '../store/instance-identity.service.js';
 import { SubsystemsService } from '../store/subsystems.service.js';
 import { BackgroundSubsystem } from '../store/subsystem.js';
 import { ReconcilerService } from './reconciler.service.js';
+import { RunRetentionService } from './run-retention.service.js';
 import { StaleJobDetectorService } from './stale-job-detector.service.js';
+
+/** Retention by the day needs no more than an hourly pass. */
+const RETENTION_EVERY_MS = 60 * 60 * 1000;
 
 /**
  * Housekeeping: while this replica holds the `housekeeping` lease, the stale-job detector runs
- * every `queue.stale_scan_interval_seconds` and the reconciler every
- * `queue.reconcile_interval_seconds` (both once at once on taking the lease). A pass that
- * throws leaves the subsystem `degraded` (retrying) until a pass succeeds.
+ * every `queue.stale_scan_interval_seconds`, the reconciler every
+ * `queue.reconcile_interval_seconds` and run retention hourly (each once at once on taking the
+ * lease). A pass that throws leaves the subsystem `degraded` (retrying) until a pass succeeds.
  */
 @Injectable()
 export class HousekeepingService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Housekeeping');
   private timers: NodeJS.Timeout[] = [];
+  private retentionDueAt = 0;
+  private retaining = false;
 
   constructor(
     private readonly leader: LeaderElectionService,
     private readonly detector: StaleJobDetectorService,
     private readonly reconciler: ReconcilerService,
+    private readonly retention: RunRetentionService,
     private readonly db: DatabaseService,
     private readonly config: ConfigService,
     private readonly subsystems: SubsystemsService,
@@ -39,9 +46,31 @@ export class HousekeepingService implements OnApplicationBootstrap, OnApplicatio
     const q = this.config.config.queue;
     const scan = () => void this.guarded('stale-job detection', () => this.detector.scan());
     const reconcile = () => void this.guarded('reconciliation', () => this.reconciler.reconcile());
-    this.timers = [setInterval(scan, q.stale_scan_interval_seconds * 1000), setInterval(reconcile, q.reconcile_interval_seconds * 1000)];
+    // Looked at on the scan's tick, so a pass skipped (database not ready) or failed is retried soon.
+    this.retentionDueAt = 0;
+    const retain = () => void this.retainIfDue();
+    this.timers = [
+      setInterval(scan, q.stale_scan_interval_seconds * 1000),
+      setInterval(reconcile, q.reconcile_interval_seconds * 1000),
+      setInterval(retain, q.stale_scan_interval_seconds * 1000),
+    ];
     scan();
     reconcile();
+    retain();
+  }
+
+  /** Hourly; sooner while a backlog remains past one pass's cap. Stops between batches once the lease is lost. */
+  private async retainIfDue(): Promise<void> {
+    if (this.retaining || Date.now() < this.retentionDueAt) return;
+    this.retaining = true;
+    try {
+      await this.guarded('run retention', async () => {
+        const pass = await this.retention.pass(() => this.leader.isLeader(LeaseName.Housekeeping));
+        this.retentionDueAt = pass.complete ? Date.now() + RETENTION_EVERY_MS : 0;
+      });
+    } finally {
+      this.retaining = false;
+    }
   }
 
   private stop(): void {

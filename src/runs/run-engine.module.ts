@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { LeaderModule } from '../leader/leader.module.js';
 import { MetricsRegistryModule } from '../metrics/metrics-registry.module.js';
 import { PipelinesModule } from '../pipelines/pipelines.module.js';
+import { RunChangesModule } from './changes/run-changes.module.js';
 import { CapacityQueueService } from './capacity/capacity-queue.service.js';
 import { RunControlChannel } from './control/run-control-channel.service.js';
 import { RunStopWatcher } from './control/run-stop-watcher.service.js';
@@ -13,20 +14,24 @@ import { RunEventsService } from './run-events.service.js';
 import { RunExecutorService } from './run-executor.service.js';
 import { RunFeedPublisher } from './run-feed.publisher.js';
 import { RunRecordsService } from './run-records.service.js';
+import { RunRetentionService } from './run-retention.service.js';
 import { StaleJobDetectorService } from './stale-job-detector.service.js';
 
 /**
  * The run engine: consumer, executor, capacity queue, heartbeats, housekeeping (stale-job
- * detector and reconciler), the live run feed, and the watcher that stops runs cancelled
- * anywhere. Needs RunQueueModule and TicketsModule.
+ * detector, reconciler and run retention), the live run feed and `run.changed`, and the watcher
+ * that stops runs cancelled anywhere. Needs RunQueueModule and TicketsModule.
  */
 @Module({
-  imports: [LeaderModule, PipelinesModule, MetricsRegistryModule],
+  imports: [LeaderModule, PipelinesModule, MetricsRegistryModule, RunChangesModule],
   providers: [
     RunRecordsService, RunFeedPublisher, RunEventsService, HeartbeatService, CapacityQueueService,
-    RunExecutorService, RunConsumerService, StaleJobDetectorService, ReconcilerService, HousekeepingService,
+    RunExecutorService, RunConsumerService, StaleJobDetectorService, ReconcilerService, RunRetentionService, HousekeepingService,
     RunControlChannel, RunStopWatcher,
   ],
-  exports: [RunRecordsService, RunEventsService, RunFeedPublisher, CapacityQueueService, StaleJobDetectorService, ReconcilerService, RunControlChannel],
+  exports: [
+    RunChangesModule, RunRecordsService, RunEventsService, RunFeedPublisher, CapacityQueueService, StaleJobDetectorService, ReconcilerService,
+    RunControlChannel,
+  ],
 })
 export class RunEngineModule {}

@@ -5,6 +5,7 @@ import type { SandboxState } from '../database/entities/run-sandbox.entity.js';
 import { LIVE_RUN_STATES, RunState } from '../database/entities/run.entity.js';
 import type { Platform } from '../platforms/platform.js';
 import type { StepState } from '../pipelines/pipeline.js';
+import { RunChangeNotifier } from './changes/run-change-notifier.js';
 import type { PipelineRequest } from './pipeline-request.js';
 
 /** The columns of a run the engine works with. */
@@ -24,11 +25,15 @@ export interface RunRow {
 
 /**
  * Run records in the database beyond what the ticket lifecycle writes: owners and heartbeats,
- * the state of ticket-less runs (which have no ticket row to transition), and sandboxes.
+ * the state of ticket-less runs (which have no ticket row to transition), and sandboxes. Writes
+ * that change what the Run resource shows tell the hub (`run.changed`); owners and heartbeats do not.
  */
 @Injectable()
 export class RunRecordsService {
-  constructor(private readonly db: DatabaseService) {}
+  constructor(
+    private readonly db: DatabaseService,
+    private readonly changes: RunChangeNotifier,
+  ) {}
 
   async find(runId: string): Promise<RunRow | null> {
     const rows: (Omit<RunRow, 'admitted'> & { admitted_at: Date | null })[] = await this.db.dataSource.query(
@@ -65,7 +70,7 @@ export class RunRecordsService {
   async startTicketless(runId: string): Promise<boolean> {
     const result: unknown = await this.db.dataSource.query(
       `UPDATE runs SET state = 'running', started_at = now() WHERE id = $1 AND ticket IS NULL AND state = 'queued' RETURNING id`, [runId]);
-    return updatedRows(result).length > 0;
+    return this.noted(runId, updatedRows(result).length > 0);
   }
 
   /** Ends a run directly (ticket-less runs, or a run whose ticket no longer points at it). */
@@ -73,13 +78,14 @@ export class RunRecordsService {
     const result: unknown = await this.db.dataSource.query(
       `UPDATE runs SET state = $2, finished_at = now(), error = COALESCE($3, error)
        WHERE id = $1 AND state = ANY($4::text[]) RETURNING id`, [runId, state, error, LIVE_RUN_STATES]);
-    return updatedRows(result).length > 0;
+    return this.noted(runId, updatedRows(result).length > 0);
   }
 
   async noteSandbox(runId: string, repo: string, pathPrefix: string, state: SandboxState): Promise<void> {
     await this.db.dataSource.query(
       `INSERT INTO run_sandboxes (run_id, repo, path_prefix, state) VALUES ($1, $2, $3, $4)
        ON CONFLICT (run_id, repo) DO UPDATE SET state = $4`, [runId, repo, pathPrefix, state]);
+    this.changes.changed(runId);
   }
 
   /** A step of the run started (inserted) or ended (its state and end time set). */
@@ -88,6 +94,13 @@ export class RunRecordsService {
       `INSERT INTO run_steps (run_id, position, name, state) VALUES ($1, $2, $3, $4)
        ON CONFLICT (run_id, position) DO UPDATE SET state = $4, finished_at = CASE WHEN $4 = 'running' THEN NULL ELSE now() END`,
       [runId, position, name, state]);
+    this.changes.changed(runId);
+  }
+
+  /** Tells the hub when `changed`; passes it on. */
+  private noted(runId: string, changed: boolean): boolean {
+    if (changed) this.changes.changed(runId);
+    return changed;
   }
 
   /** Running runs whose database heartbeat is older than `ttlSeconds` (candidates for stale detection). */

@@ -22,7 +22,9 @@ interface Seed {
   finishedAt: Date | null;
 }
 const seeds: Seed[] = [];
-const T0 = Date.parse('2026-01-01T00:00:00Z');
+// Recent (midnight UTC a week ago): runs finished longer ago than runs.retention_days (90) are
+// removed by the housekeeping leader of the app under test.
+const T0 = Math.floor(Date.now() / 86_400_000) * 86_400_000 - 7 * 86_400_000;
 
 async function seedRun(i: number, over: Partial<Seed> = {}): Promise<Seed> {
   const created = new Date(T0 + i * 60_000);

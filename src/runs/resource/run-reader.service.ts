@@ -63,6 +63,16 @@ export class RunReaderService {
     return rows[0] ? runOfRow(rows[0]) : null;
   }
 
+  /**
+   * The Run with the `xmax` of the snapshot it was read in (one statement, so one snapshot): a
+   * later read has an xmax at least as large, which orders reads made on different replicas.
+   */
+  async getVersioned(runId: string): Promise<{ run: Run; snapshotXmax: string } | null> {
+    const rows: (RunRowSql & { snapshot_xmax: string })[] = await this.db.dataSource.query(
+      `SELECT ${RUN_COLUMNS}, pg_snapshot_xmax(pg_current_snapshot())::text AS snapshot_xmax FROM runs r WHERE r.id = $1`, [runId]);
+    return rows[0] ? { run: runOfRow(rows[0]), snapshotXmax: rows[0].snapshot_xmax } : null;
+  }
+
   async list(filter: RunFilter, limit: number, offset: number): Promise<RunPage> {
     const sql = runPageSql(filter, limit, offset);
     const [rows, totals] = await Promise.all([

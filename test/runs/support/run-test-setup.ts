@@ -49,6 +49,8 @@ export interface RunTestOptions {
   queue?: Record<string, number>;
   capacity?: { cpu: number | string; memory: string };
   projects?: Record<string, unknown>;
+  /** More command pipelines, beside TEST_PIPELINES. */
+  pipelines?: Record<string, { commands: string[]; timeout_seconds: number }>;
 }
 
 export async function createRunTestSetup(options: RunTestOptions = {}): Promise<RunTestSetup> {
@@ -56,7 +58,7 @@ export async function createRunTestSetup(options: RunTestOptions = {}): Promise<
   const keyPrefix = uniqueKeyPrefix('runs');
   const config = tempConfig('runs-test', {
     queue: { ...SHORT_QUEUE, ...options.queue, key_prefix: keyPrefix },
-    pipelines: TEST_PIPELINES,
+    pipelines: { ...TEST_PIPELINES, ...options.pipelines },
     ...(options.capacity ? { capacity: options.capacity } : {}),
     sandbox: { backend: 'in-process', cpu: 1, memory: '2Gi' },
     projects: options.projects ?? {

@@ -1,0 +1,7 @@
+import { Module } from '@nestjs/common';
+import { RunResourceModule } from '../resource/run-resource.module.js';
+import { RunChangeNotifier } from './run-change-notifier.js';
+
+/** `run.changed` on the store feed: import it to call `RunChangeNotifier.changed(runId)` after a write. */
+@Module({ imports: [RunResourceModule], providers: [RunChangeNotifier], exports: [RunChangeNotifier] })
+export class RunChangesModule {}
