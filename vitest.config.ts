@@ -16,12 +16,33 @@ export default defineConfig({
     // In CI a JSON report as well, from which .ci/run prints one plain "N passed, N failed" line.
     reporters: process.env.CI ? ['default', 'json'] : ['default'],
     outputFile: { json: '.ci/test-report.json' },
-    include: ['src/**/*.spec.ts', 'test/**/*.test.ts'],
     setupFiles: ['test/setup/reflect-metadata.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    fileParallelism: true,
-    maxWorkers: 2,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'suite',
+          include: ['src/**/*.spec.ts', 'test/**/*.test.ts'],
+          exclude: ['test/e2e/**'],
+          fileParallelism: true,
+          maxWorkers: 2,
+        },
+      },
+      {
+        // The end-to-end files time the built server's first answers from process start (the
+        // spec's 2 s): they run last and one at a time, so they measure the server's boot and
+        // not two other test files competing for this machine's two cores.
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          fileParallelism: false,
+          sequence: { groupOrder: 1 },
+        },
+      },
+    ],
   },
 });
