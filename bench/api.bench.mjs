@@ -106,6 +106,7 @@ async function stopServer() {
 }
 
 let cleaning = null;
+let interrupted = false;
 function cleanup() {
   cleaning ??= (async () => {
     agent?.destroy();
@@ -124,6 +125,7 @@ process.on('exit', () => {
 });
 for (const signal of ['SIGINT', 'SIGTERM']) {
   process.on(signal, () => {
+    interrupted = true;
     console.error(`\n${signal}: stopping the server and dropping ${dbName} …`);
     void cleanup().finally(() => process.exit(130));
   });
@@ -517,7 +519,8 @@ try {
   const missed = results.filter((r) => r.server.p99 > TARGET_P99_MS || r.server.p50 / r.direct.p50 > TARGET_RATIO);
   console.log(missed.length === 0 ? 'targets: all met' : `targets: missed by ${missed.map((r) => r.name).join(', ')}`);
 } catch (error) {
-  console.error(`bench failed: ${error.stack ?? error}`);
+  // Interrupted: the signal handler is stopping everything; what failed meanwhile is its doing.
+  if (!interrupted) console.error(`bench failed: ${error.stack ?? error}`);
   exitCode = 1;
 } finally {
   await cleanup();
