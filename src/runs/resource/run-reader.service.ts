@@ -41,12 +41,17 @@ export function runFilterSql(filter: RunFilter): { where: string; params: unknow
   return { where: clauses.length > 0 ? `WHERE ${clauses.join(' AND ')}` : '', params };
 }
 
-/** The SQL of one page of runs and of their total, as `GET /api/runs` runs it (the bench runs it too). */
+/**
+ * The SQL of one page of runs and of their total, as `GET /api/runs` runs it (the bench runs it too).
+ * The page is chosen first and the per-run aggregates (sandboxes, steps, pull requests) computed
+ * for its rows only: with them in the same SELECT as the OFFSET, PostgreSQL computes them for every
+ * skipped row too (page 10 then costs ten pages of aggregates).
+ */
 export function runPageSql(filter: RunFilter, limit: number, offset: number): { page: string; total: string; params: unknown[]; pageParams: unknown[] } {
   const { where, params } = runFilterSql(filter);
   const n = params.length;
   return {
-    page: `SELECT ${RUN_COLUMNS} FROM runs r ${where} ${RUN_ORDER} LIMIT $${n + 1} OFFSET $${n + 2}`,
+    page: `SELECT ${RUN_COLUMNS} FROM (SELECT * FROM runs r ${where} ${RUN_ORDER} LIMIT $${n + 1} OFFSET $${n + 2}) r ${RUN_ORDER}`,
     total: `SELECT count(*)::int AS total FROM runs r ${where}`,
     params,
     pageParams: [...params, limit, offset],
