@@ -37,7 +37,8 @@ export class RunEventsReader {
       const exists: unknown[] = await this.db.dataSource.query('SELECT 1 FROM runs WHERE id = $1', [runId]);
       if (exists.length === 0) return null;
     }
-    const items = rows.slice(0, limit).map((r) => ({ seq: r.seq, at: r.at, kind: r.kind, sandbox: r.sandbox, text: r.text }));
+    // The rows already have the API's shape (`at` formatted by the database).
+    const items = rows.length > limit ? rows.slice(0, limit) : rows;
     return { items, nextAfter: rows.length > limit ? (items.at(-1)?.seq ?? null) : null };
   }
 }

@@ -159,6 +159,8 @@ describe('GET /api/runs/:id/events', () => {
     expect(first.body.items!.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     expect(first.body.items![0]).toEqual({ seq: 1, at: '2026-01-01T01:00:00.001Z', kind: 'stdout', sandbox: 'web', text: 'line 1' });
     expect(first.body.nextAfter).toBe(10);
+    const raw = await app.inject({ method: 'GET', url: `/api/runs/${rich.id}/events?limit=1` });
+    expect(raw.headers['content-type']).toBe('application/json; charset=utf-8');
     const rest = await get(`/api/runs/${rich.id}/events?after=20&limit=10`);
     expect(rest.body.items!.map((e) => e.seq)).toEqual([21, 22, 23, 24, 25]);
     expect(rest.body.nextAfter).toBeNull();
