@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Platform } from '../../src/platforms/platform.js';
 import { ClaimService } from '../../src/tickets/claim.service.js';
@@ -120,6 +121,37 @@ describe('GET /api/runs', () => {
     expect(status).toBe(400);
     expect(Object.keys(body)).toEqual(['error']);
     expect(body.error).toContain(parameter);
+  });
+});
+
+describe('totals kept by the run_counts triggers', () => {
+  it('stay exact through inserts, concurrent state changes and batch deletes', async () => {
+    const counted = async (query: string) => (await get(`/api/runs?limit=1&${query}`)).body.total;
+    const rows = async (where: string, params: unknown[] = []) =>
+      Number((await setup.db.query(`SELECT count(*) AS n FROM runs ${where}`, params)).rows[0].n);
+    const extra: string[] = [];
+    for (let i = 0; i < 40; i += 1) extra.push((await seedRun(100 + i, { project: 'gamma', state: 'queued' })).id);
+    // Many transitions of one project at once (one pool, ten connections): no deadlock, no drift.
+    const pool = new pg.Pool({ connectionString: setup.databaseUrl, max: 10 });
+    try {
+      await Promise.all(extra.map((id, i) => pool.query(`UPDATE runs SET state = $2 WHERE id = $1`, [id, i % 2 === 0 ? 'running' : 'cancelled'])));
+      await Promise.all(extra.slice(0, 20).map((id) => pool.query(`UPDATE runs SET state = 'succeeded' WHERE id = $1 AND state = 'running'`, [id])));
+    } finally {
+      await pool.end();
+    }
+    await setup.db.query(`DELETE FROM runs WHERE id = ANY($1::uuid[])`, [extra.slice(30)]);
+    for (const [query, where, params] of [
+      ['', '', []], ['project=gamma', 'WHERE project = $1', ['gamma']], ['state=running', 'WHERE state = $1', ['running']],
+      ['state=cancelled&project=gamma', 'WHERE state = $1 AND project = $2', ['cancelled', 'gamma']],
+      ['state=succeeded&project=gamma', 'WHERE state = $1 AND project = $2', ['succeeded', 'gamma']],
+    ] as const) {
+      expect(await counted(query), query).toBe(await rows(where, [...params]));
+    }
+    expect(await counted('project=gamma')).toBe(30);
+    await setup.db.query(`DELETE FROM runs WHERE project = 'gamma'`);
+    seeds.splice(seeds.findIndex((s) => s.project === 'gamma'));
+    expect(await counted('project=gamma')).toBe(0);
+    expect(await counted('')).toBe(60);
   });
 });
 

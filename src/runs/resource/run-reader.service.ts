@@ -41,6 +41,13 @@ export function runFilterSql(filter: RunFilter): { where: string; params: unknow
   return { where: clauses.length > 0 ? `WHERE ${clauses.join(' AND ')}` : '', params };
 }
 
+/** Filters whose total the counts kept by triggers answer (migration 0010), whatever the number of runs. */
+const COUNTED_FILTERS: ReadonlySet<string> = new Set(['state', 'project']);
+
+function isCounted(filter: RunFilter): boolean {
+  return Object.entries(filter).every(([key, value]) => value === undefined || COUNTED_FILTERS.has(key));
+}
+
 /**
  * The SQL of one page of runs and of their total, as `GET /api/runs` runs it (the bench runs it too).
  * The page is chosen first and the per-run aggregates (sandboxes, steps, pull requests) computed
@@ -52,7 +59,8 @@ export function runPageSql(filter: RunFilter, limit: number, offset: number): { 
   const n = params.length;
   return {
     page: `SELECT ${RUN_COLUMNS} FROM (SELECT * FROM runs r ${where} ${RUN_ORDER} LIMIT $${n + 1} OFFSET $${n + 2}) r ${RUN_ORDER}`,
-    total: `SELECT count(*)::int AS total FROM runs r ${where}`,
+    // `run_counts` has the runs' state and project columns, so the same WHERE clause applies.
+    total: isCounted(filter) ? `SELECT COALESCE(sum(n), 0)::int AS total FROM run_counts r ${where}` : `SELECT count(*)::int AS total FROM runs r ${where}`,
     params,
     pageParams: [...params, limit, offset],
   };
