@@ -6,6 +6,7 @@ import type { Server } from 'socket.io';
 import { AuthenticationService } from '../auth/authentication.service.js';
 import { Permission } from '../auth/permission.js';
 import { RequirePermissions } from '../auth/require-permissions.decorator.js';
+import { RunChangeAudience } from '../runs/changes/run-change-audience.js';
 import { unauthorizedBody } from '../auth/unauthorized.js';
 import { HubFeedRelay } from './hub-feed.relay.js';
 import { HubSessions } from './hub-sessions.js';
@@ -34,6 +35,7 @@ export class JobsGateway implements OnGatewayInit, OnGatewayConnection, OnGatewa
     private readonly authn: AuthenticationService,
     private readonly relay: HubFeedRelay,
     private readonly sessions: HubSessions,
+    private readonly audience: RunChangeAudience,
   ) {}
 
   afterInit(server: Server): void {
@@ -48,6 +50,13 @@ export class JobsGateway implements OnGatewayInit, OnGatewayConnection, OnGatewa
       );
     });
     this.relay.attach(server);
+    // Whether this hub has a listener, for the run.changed publisher: kept by room events, so a
+    // change (one per claim, step or transition) never walks the rooms to find out.
+    const { adapter } = server.sockets;
+    let watchedRuns = 0;
+    adapter.on('create-room', (room: string) => { if (isRunRoom(room)) watchedRuns += 1; });
+    adapter.on('delete-room', (room: string) => { if (isRunRoom(room)) watchedRuns -= 1; });
+    this.audience.watchLocal(() => watchedRuns > 0 || adapter.rooms.has(RUNS_ROOM));
   }
 
   handleConnection(socket: HubSocket): void {
@@ -62,6 +71,7 @@ export class JobsGateway implements OnGatewayInit, OnGatewayConnection, OnGatewa
   @RequirePermissions(Permission.RunsRead)
   async subscribeRuns(@ConnectedSocket() socket: HubSocket): Promise<Ack> {
     await socket.join(RUNS_ROOM);
+    this.audience.listening();
     return { ok: true };
   }
 
@@ -84,6 +94,7 @@ export class JobsGateway implements OnGatewayInit, OnGatewayConnection, OnGatewa
       return { ok: false, error: `run.watch: this connection already watches ${MAX_WATCHED_RUNS} runs (the limit); run.unwatch one first` };
     }
     await socket.join(room);
+    this.audience.listening();
     return { ok: true };
   }
 

@@ -6,6 +6,7 @@ import { StoreConnectionService } from '../../store/store-connection.service.js'
 import { TicketLifecycleService } from '../../tickets/ticket-lifecycle.service.js';
 import { RunReaderService } from '../resource/run-reader.service.js';
 import { PerKeyCoalescer } from './per-key-coalescer.js';
+import { RunChangeAudience } from './run-change-audience.js';
 import {
   PUBLISH_RUN_CHANGE_LUA, RUN_CHANGES_MAX_LENGTH, RUN_CHANGES_STREAM, RUN_VERSION_TTL_SECONDS, runVersionKey,
 } from './run-change-feed.js';
@@ -27,7 +28,8 @@ const DRAIN_TIMEOUT_MS = 3_000;
  * published and nothing waits or fails.
  *
  * Ticket transitions arrive through the lifecycle's listeners; capacity admission is not a
- * change (the Run does not show it).
+ * change (the Run does not show it). While no hub anywhere has a subscriber or watcher, changes
+ * are not published at all (RunChangeAudience).
  */
 @Injectable()
 export class RunChangeNotifier implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -39,6 +41,7 @@ export class RunChangeNotifier implements OnApplicationBootstrap, OnApplicationS
     private readonly db: DatabaseService,
     private readonly reader: RunReaderService,
     private readonly lifecycle: TicketLifecycleService,
+    private readonly audience: RunChangeAudience,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -48,7 +51,7 @@ export class RunChangeNotifier implements OnApplicationBootstrap, OnApplicationS
 
   /** The run's Run changed (call after the write committed). Never throws, never waits. */
   changed(runId: string): void {
-    if (!this.store.isConfigured) return;
+    if (!this.store.isConfigured || !this.audience.present()) return;
     this.pending.touch(runId);
   }
 
