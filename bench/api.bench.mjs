@@ -32,13 +32,13 @@ import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
-import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import pg from 'pg';
+import { ADMIN_URL, admin, cleanEnv, freePort } from './bench-support.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const NODE = process.execPath;
@@ -50,7 +50,6 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? 100);
 const PAGES = Number(process.env.BENCH_PAGES ?? 10);
 const SEED = Number(process.env.BENCH_SEED ?? 1);
 const EXPLAIN = process.env.BENCH_EXPLAIN === '1';
-const ADMIN_URL = process.env.DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const LIST_LIMIT = 50;
 const EVENTS_LIMIT = 500;
 const TARGET_P99_MS = 25;
@@ -82,15 +81,6 @@ let agent = null;
 
 // ---- cleanup ---------------------------------------------------------------------------------
 
-async function admin(sql) {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 
 const exited = (child) => child.exitCode !== null || child.signalCode !== null;
 
@@ -145,22 +135,7 @@ function prng(seed) {
   };
 }
 
-async function freePort() {
-  const s = createNetServer();
-  await new Promise((resolve) => s.listen(0, '127.0.0.1', resolve));
-  const { port } = s.address();
-  await new Promise((resolve) => s.close(resolve));
-  return port;
-}
 
-/** Environment of a started process: the bench's own, minus everything the server reads. */
-function cleanEnv(extra) {
-  const env = { ...process.env };
-  for (const name of Object.keys(env)) {
-    if (/^(SERVICE_|PLATFORM_[A-D]_WEBHOOK_)/.test(name) || ['DATABASE_URL', 'KVSTORE_URL', 'PORT', 'HOST', 'LOG_LEVEL'].includes(name)) delete env[name];
-  }
-  return { ...env, ...extra };
-}
 
 /** GET over the keep-alive agent: status, body text and the time from send to the last byte. */
 function get(port, path) {

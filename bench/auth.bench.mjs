@@ -23,13 +23,12 @@ import { createServer as createHttpServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import pg from 'pg';
+import { ADMIN_URL, admin } from './bench-support.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 20_000);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3_000);
 const BATCH = 500;
-const ADMIN_URL = process.env.DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const TARGET_P50_MS = 0.2;
 const AUDIENCE = 'pipeline-service';
 
@@ -73,15 +72,6 @@ function mint(claims) {
 }
 
 // ---------------------------------------------------------------- database and servers
-async function admin(sql) {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 const dbName = `bench_auth_${randomBytes(4).toString('hex')}`;
 const dbUrl = new URL(ADMIN_URL);
 dbUrl.pathname = `/${dbName}`;

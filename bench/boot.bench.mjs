@@ -19,13 +19,12 @@ import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import pg from 'pg';
+import { ADMIN_URL, admin, cleanEnv, freePort } from './bench-support.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const NODE = process.execPath;
@@ -33,7 +32,6 @@ const NODE_FLAGS = ['--max-semi-space-size=4']; // as package.json "start"
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const IDLE_MS = Number(process.env.BENCH_IDLE_MS ?? 4000);
 const BOOT_TIMEOUT_MS = 30_000;
-const ADMIN_URL = process.env.DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const TARGET_BOOT_S = 2;
 const TARGET_RSS_MB = 150;
 const EMBEDDED_CHILD_SCRIPT = 'embedded-postgres.process.js';
@@ -114,22 +112,7 @@ function childrenOf(pid) {
   });
 }
 
-async function freePort() {
-  const server = createNetServer();
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
-/** Environment of a started process: the bench's own, minus everything the server reads. */
-function cleanEnv(extra) {
-  const env = { ...process.env };
-  for (const name of Object.keys(env)) {
-    if (/^(SERVICE_|PLATFORM_[A-D]_WEBHOOK_)/.test(name) || ['DATABASE_URL', 'KVSTORE_URL', 'PORT', 'HOST', 'LOG_LEVEL'].includes(name)) delete env[name];
-  }
-  return { ...env, ...extra };
-}
 
 function run(args, env) {
   execFileSync(NODE, args, { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
@@ -199,15 +182,6 @@ async function measure(kind, args, env) {
 
 // ---- scenarios -------------------------------------------------------------------------------
 
-async function admin(sql) {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 
 function fastifyEntry() {
   try {

@@ -25,6 +25,7 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { pacedLoad } from './paced-load.mjs';
+import { ADMIN_URL, admin } from './bench-support.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -32,7 +33,6 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const RATE = Number(process.env.BENCH_RATE ?? 100);
 const PACED_SECONDS = Number(process.env.BENCH_PACED_SECONDS ?? 20);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
-const ADMIN_URL = process.env.DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.KVSTORE_URL ?? 'redis://127.0.0.1:6379/0';
 const NODE = process.execPath;
 const SECRET = 'bench-webhook-secret';
@@ -56,15 +56,6 @@ dbUrl.pathname = `/${dbName}`;
 const redis = new Redis(REDIS_URL);
 const children = [];
 
-async function admin(sql) {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 
 async function freePort() {
   const server = createNetServer();
