@@ -1,0 +1,71 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Permission } from '../../src/auth/permission.js';
+import { OidcAuthority } from '../stand-ins/oidc-authority.js';
+import { type Route, routesOf } from '../support/registered-routes.js';
+import { type AuthBench, bearer, bootApp, createAuthBench } from './support/auth-harness.js';
+
+/**
+ * Every real route that declares permissions, called with enforcement on: without a token it is
+ * a 401, and with a valid token holding no role it is a 403 whose body names exactly what the
+ * route declares (the guard refuses before any parameter is read, so any id will do).
+ */
+let idp: OidcAuthority;
+let bench: AuthBench;
+let app: NestFastifyApplication;
+let guarded: (Route & { declared: { kind: 'permissions'; permissions: string[] } })[];
+
+const urlOf = (route: Route) => route.nestPath.replace(/:[A-Za-z0-9_]+/g, '00000000-0000-4000-8000-000000000000');
+const call = (route: Route, token?: string) =>
+  app.inject({ method: route.method.toUpperCase() as 'GET', url: urlOf(route), headers: token === undefined ? {} : bearer(token) });
+
+beforeAll(async () => {
+  idp = await OidcAuthority.start();
+  bench = await createAuthBench('auth_refusals');
+  app = await bootApp(bench.environment({
+    SERVICE_AUTH_AUTHORITY: idp.authority, SERVICE_AUTH_AUDIENCE: idp.defaultAudience, SERVICE_AUTH_ENFORCE: 'true',
+  }));
+  guarded = routesOf(app).filter((r): r is typeof guarded[number] => r.declared.kind === 'permissions');
+});
+
+afterAll(async () => {
+  await app?.close();
+  await bench?.cleanup();
+  await idp?.stop();
+});
+
+describe('the refusal of every guarded route', () => {
+  it('walks the run routes of this release', () => {
+    const names = guarded.map((r) => `${r.method} ${r.nestPath}`);
+    for (const expected of ['get /api/runs', 'get /api/runs/:id', 'get /api/runs/:id/events', 'get /api/runs/statistics', 'get /api/pull-requests',
+      'post /api/runs/:id/cancel', 'post /api/runs/:id/retry', 'delete /api/runs/:id', 'delete /api/runs']) {
+      expect(names).toContain(expected);
+    }
+  });
+
+  it('is a 401 with WWW-Authenticate without a token', async () => {
+    for (const route of guarded) {
+      const res = await call(route);
+      expect(res.statusCode, `${route.method} ${route.nestPath}`).toBe(401);
+      expect(res.headers['www-authenticate'], route.nestPath).toMatch(/^Bearer/);
+    }
+  });
+
+  it('is a 403 naming exactly the declared permissions for a caller without roles', async () => {
+    const token = idp.mint({ sub: 'no-roles' });
+    for (const route of guarded) {
+      const res = await call(route, token);
+      const where = `${route.method} ${route.nestPath}`;
+      const declared = route.declared.permissions.filter((p) => p !== Permission.IdentityRead);
+      if (declared.length === 0) {
+        expect(res.statusCode, where).not.toBe(403); // identity.read: every validated caller holds it
+        continue;
+      }
+      expect(res.statusCode, where).toBe(403);
+      const body = res.json<{ error: string; missingPermissions: string[] }>();
+      expect(Object.keys(body).sort(), where).toEqual(['error', 'missingPermissions']);
+      expect([...body.missingPermissions].sort(), where).toEqual([...declared].sort());
+      for (const permission of declared) expect(body.error, where).toContain(permission);
+    }
+  });
+});
