@@ -90,12 +90,15 @@ export class MetricsService {
     this.queueWait.observe(Math.max(0, queueWaitSeconds)); // the run's createdAt is the database's clock
   }
 
-  /** `state`: the run's final RunState. */
-  runFinished(pipeline: string, state: string, durationSeconds: number): void {
+  /**
+   * `state`: the run's final RunState. `durationSeconds` is null for a run that ended without
+   * starting (cancelled while queued or parked): counted, with no duration to observe.
+   */
+  runFinished(pipeline: string, state: string, durationSeconds: number | null): void {
     if (!this.enabled) return;
     const labels = { pipeline: this.pipeline(pipeline), state };
     this.runsFinished.inc(labels);
-    this.runSeconds.observe(labels, Math.max(0, durationSeconds));
+    if (durationSeconds !== null) this.runSeconds.observe(labels, Math.max(0, durationSeconds));
   }
 
   /** A scrape-time reading started; the failure count is read after it settles. */

@@ -133,8 +133,15 @@ describe('DELETE /api/runs?finished=true', () => {
     });
 });
 
+const cancelledCount = async (): Promise<number> => {
+  const text = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+  const line = text.split('\n').find((l) => l.startsWith('pipeline_service_runs_finished_total{') && l.includes('state="cancelled"'));
+  return line === undefined ? 0 : Number(line.split(' ').at(-1));
+};
+
 describe('cancel without the store (the database decides)', () => {
-  it('cancels a queued ticket run: 202 {run}, attributed to dashboard, ticket Failed, event recorded', async () => {
+  it('cancels a queued ticket run: 202 {run}, attributed to dashboard, ticket Failed, event recorded, counted as finished', async () => {
+    const before = await cancelledCount();
     const id = await seed({ state: 'queued', ticketState: 'enqueued' });
     const { status, body } = await call('POST', `/api/runs/${id}/cancel`);
     expect(status).toBe(202);
@@ -144,6 +151,7 @@ describe('cancel without the store (the database decides)', () => {
     expect(await ticketOf(id)).toBe('failed');
     const events = (await setup.db.query(`SELECT kind, text FROM run_events WHERE run_id = $1`, [id])).rows;
     expect(events).toContainEqual({ kind: 'run-cancelled', text: 'cancelled by dashboard' });
+    expect(await cancelledCount()).toBe(before + 1);
   });
 
   it('takes nothing of who cancelled from the request', async () => {

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { MetricsRegistryModule } from '../../metrics/metrics-registry.module.js';
 import { RunResourceModule } from '../resource/run-resource.module.js';
 import { RunEngineModule } from '../run-engine.module.js';
 import { RunControlService } from './run-control.service.js';
@@ -6,7 +7,7 @@ import { RunDeletionService } from './run-deletion.service.js';
 
 /** Cancel, retry and delete runs (the dashboard's run control). The engine stops cancelled runs itself (RunStopWatcher). */
 @Module({
-  imports: [RunEngineModule, RunResourceModule],
+  imports: [RunEngineModule, RunResourceModule, MetricsRegistryModule],
   providers: [RunControlService, RunDeletionService],
   exports: [RunControlService, RunDeletionService],
 })

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { LIVE_RUN_STATES, RunState } from '../../database/entities/run.entity.js';
+import { MetricsService } from '../../metrics/metrics.service.js';
 import { RunEventKind } from '../../pipelines/run-event-kind.js';
 import { StoreUnavailableError } from '../../store/lock.service.js';
 import { StoreConnectionService } from '../../store/store-connection.service.js';
@@ -55,6 +56,7 @@ export class RunControlService {
     private readonly events: RunEventsService,
     private readonly channel: RunControlChannel,
     private readonly store: StoreConnectionService,
+    private readonly metrics: MetricsService,
   ) {}
 
   /** `by`: who cancels (the attribution rule: the caller's name claim, or `dashboard`). */
@@ -109,6 +111,8 @@ export class RunControlService {
   /** After the commit; each step best effort (the database already says what the run is). */
   private async afterCancel(run: RunRow, by: string): Promise<void> {
     this.logger.log(`run ${run.id} (${run.project}/${run.ticket ?? '-'} ${run.pipeline}) cancelled by ${by} (it was ${run.state})`);
+    // A running run is counted by the executor that stops it, with its duration.
+    if (run.state !== RunState.Running) this.metrics.runFinished(run.pipeline, RunState.Cancelled, null);
     await this.note(run.id, RunEventKind.RunCancelled, `cancelled by ${by}`);
     // A request a consumer holds cannot be removed: that consumer finds the run no longer queued.
     if (run.state === RunState.Queued && this.store.isConnected) {
