@@ -1,5 +1,7 @@
-import { BadRequestException, ValidationPipe, type ValidationError } from '@nestjs/common';
+import { type ArgumentMetadata, BadRequestException, ValidationPipe, type ValidationError } from '@nestjs/common';
 import { Transform } from 'class-transformer';
+import { getMetadataStorage } from 'class-validator';
+import { clipText } from './clip-text.js';
 import type { ErrorBody } from './error-body.js';
 
 /** What is wrong with a request, one clause per parameter: `limit must be …; unknown parameter foo`. */
@@ -19,13 +21,35 @@ export function describeValidationErrors(errors: ValidationError[]): string {
  * refused, values converted, and a refusal is a 400 `{error}` naming each parameter at fault
  * (never Nest's `{message: [...]}`, never a 500 from the database).
  */
-export const requestValidation = new ValidationPipe({
-  transform: true,
-  whitelist: true,
-  forbidNonWhitelisted: true,
-  stopAtFirstError: true,
-  exceptionFactory: (errors) => new BadRequestException({ error: describeValidationErrors(errors) } satisfies ErrorBody),
-});
+class RequestValidationPipe extends ValidationPipe {
+  constructor() {
+    super({
+      transform: true,
+      whitelist: true,
+      forbidNonWhitelisted: true,
+      stopAtFirstError: true,
+      exceptionFactory: (errors) => new BadRequestException({ error: describeValidationErrors(errors) } satisfies ErrorBody),
+    });
+  }
+
+  /**
+   * Unknown keys are refused before the DTO is built: class-transformer silently drops a key that
+   * names something of the instance (`constructor`, `toString`, `__proto__`), which the whitelist
+   * would then never see.
+   */
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if ((metadata.type === 'query' || metadata.type === 'param') && metadata.metatype && typeof value === 'object' && value !== null) {
+      const known = new Set(getMetadataStorage().getTargetValidationMetadatas(metadata.metatype, '', true, false).map((m) => m.propertyName));
+      const unknown = Object.keys(value).filter((key) => !known.has(key));
+      if (unknown.length > 0) {
+        throw new BadRequestException({ error: unknown.map((key) => `unknown parameter ${clipText(key, 60)}`).join('; ') } satisfies ErrorBody);
+      }
+    }
+    return super.transform(value, metadata);
+  }
+}
+
+export const requestValidation = new RequestValidationPipe();
 
 /** A decimal integer string (`12`, `-3`) becomes a number; anything else stays as it was, for the validator to refuse. */
 export const ToInteger = (): PropertyDecorator =>

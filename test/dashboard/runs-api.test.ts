@@ -116,6 +116,11 @@ describe('GET /api/runs', () => {
     ['limit=0', 'limit'], ['limit=201', 'limit'], ['limit=abc', 'limit'], ['limit=1.5', 'limit'], ['offset=-1', 'offset'],
     ['state=bogus', 'state'], ['platform=platform-z', 'platform'], ['since=yesterday', 'since'], ['until=2026-13-01', 'until'],
     ['colour=red', 'colour'], ['limit=1&limit=2', 'limit'],
+    // Hostile values the database would refuse (500) if they reached it, and keys the DTO builder drops.
+    ['project=a%00b', 'project'], ['ticket=%00', 'ticket'], ['pipeline=x%1b', 'pipeline'],
+    ['since=2026-W01-1', 'since'], ['since=2026-01-01T10', 'since'], ['until=2026-01-01T10:00:00', 'until'],
+    ['since=2026-01-01T10:00:00,5Z', 'since'], ['since=2026-02-30', 'since'],
+    ['__proto__=x', '__proto__'], ['constructor=x', 'constructor'], ['toString=1', 'toString'],
   ])('refuses %s with 400 naming %s', async (query, parameter) => {
     const { status, body } = await get(`/api/runs?${query}`);
     expect(status).toBe(400);
@@ -203,7 +208,7 @@ describe('GET /api/runs/:id/events', () => {
 
   it('refuses bad paging and unknown runs', async () => {
     const rich = seeds[59]!;
-    for (const query of ['limit=0', 'limit=1001', 'after=-1', 'after=x']) {
+    for (const query of ['limit=0', 'limit=1001', 'after=-1', 'after=x', 'after=2147483648', 'after=999999999999999']) {
       const { status, body } = await get(`/api/runs/${rich.id}/events?${query}`);
       expect(status, query).toBe(400);
       expect(body.error, query).toContain(query.split('=')[0]);
@@ -247,6 +252,11 @@ describe('GET /api/runs/statistics', () => {
     const none = await get('/api/runs/statistics?project=nobody');
     expect(none.body).toMatchObject({ total: 0, byPipeline: {}, durationSeconds: { p50: null, p95: null }, queueWaitSeconds: { p50: null, p95: null } });
     expect((await get('/api/runs/statistics?since=soon')).status).toBe(400);
+    expect((await get('/api/runs/statistics?since=2026-W01-1')).status).toBe(400);
+    expect((await get('/api/runs/statistics?project=%00')).status).toBe(400);
+    expect((await get('/api/pull-requests?project=%00')).status).toBe(400);
+    // A date alone is midnight UTC; a date-time with an offset is taken as given.
+    expect((await get(`/api/runs/statistics?since=${encodeURIComponent(new Date(T0 + 50 * 60_000).toISOString().replace('Z', '+00:00'))}`)).body.total).toBe(10);
   });
 });
 

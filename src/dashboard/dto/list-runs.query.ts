@@ -1,8 +1,8 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsISO8601, IsOptional } from 'class-validator';
+import { IsIn, IsOptional } from 'class-validator';
 import { RunState } from '../../database/entities/run.entity.js';
 import { ALL_PLATFORMS, type Platform } from '../../platforms/platform.js';
-import { PageQuery, TextFilter } from './page.query.js';
+import { DateTimeFilter, PageQuery, TextFilter } from './page.query.js';
 
 export const RUN_STATES = Object.values(RunState);
 
@@ -25,11 +25,9 @@ export class ListRunsQuery extends PageQuery {
   @IsOptional() @IsIn(ALL_PLATFORMS, { message: `platform must be one of ${ALL_PLATFORMS.join(', ')}` })
   platform?: Platform;
 
-  @ApiPropertyOptional({ format: 'date-time', description: 'createdAt at or after (ISO 8601)' })
-  @IsOptional() @IsISO8601({ strict: true }, { message: 'since must be an ISO 8601 date-time' })
+  @DateTimeFilter('since', 'createdAt at or after (ISO 8601)')
   since?: string;
 
-  @ApiPropertyOptional({ format: 'date-time', description: 'createdAt before (ISO 8601)' })
-  @IsOptional() @IsISO8601({ strict: true }, { message: 'until must be an ISO 8601 date-time' })
+  @DateTimeFilter('until', 'createdAt before (ISO 8601)')
   until?: string;
 }
