@@ -4,6 +4,10 @@
 -- Each change adds to one of 16 shard rows chosen at random, so concurrent claims of one project
 -- rarely wait on the same row; a total is the sum of a few dozen rows.
 
+-- Writers wait until the triggers exist: a run written between the seed count and the triggers
+-- would be counted nowhere, for good (migrating while an older replica still serves).
+LOCK TABLE runs IN SHARE ROW EXCLUSIVE MODE;
+
 CREATE TABLE run_counts (
   project  text    NOT NULL,
   state    text    NOT NULL,

@@ -121,6 +121,12 @@ export class RunExecutorService {
 
   /** `firstTake`: the request is taken for the first time (not after a deferral). */
   async execute(request: PipelineRequest, firstTake = true): Promise<RunOutcome> {
+    // A request taken again while this process still runs it (BullMQ hands back a job whose lock
+    // lapsed): skipped without touching the first take's records, or a cancel could no longer find it.
+    if (this.taken.has(request.runId)) {
+      this.logger.log(`request for run ${request.runId} skipped: this process already runs it`);
+      return RunOutcome.Skipped;
+    }
     // Taken before the record is read: a cancel committed after that read still reaches this run.
     this.taken.add(request.runId);
     try {

@@ -10,6 +10,7 @@ import { TicketLifecycleService } from '../../src/tickets/ticket-lifecycle.servi
 import { bootRunApp } from '../runs/support/run-test-app.js';
 import { type RunTestOptions, type RunTestSetup, createRunTestSetup, eventually } from '../runs/support/run-test-setup.js';
 import { sandboxProcessesOf } from '../runs/support/sandbox-processes.js';
+import { RunExecutorService } from '../../src/runs/run-executor.service.js';
 
 /**
  * Run control on one server with its real consumer, capacity queue and in-process sandboxes
@@ -123,6 +124,26 @@ describe('one consumer slot, no capacity limit', () => {
     expect(await processesGone(id)).toBeLessThan(CANCEL_WITHIN_MS);
     await eventually(async () => ((await events(b(), id)).some((e) => e.kind === 'run-cancelled') ? true : undefined), 10_000, 'the stop event');
     expect(await run(b(), id)).toMatchObject({ state: 'cancelled', error: 'cancelled by someone who sent no message' });
+  }, 60_000);
+
+  it('stops a run cancelled without a message and deleted before the database check saw it', async () => {
+    const id = await claim(b(), 'db2', 'slow');
+    await running(id);
+    await b().app.get(TicketLifecycleService).transition(id, LifecycleTrigger.Cancel, 'cancelled by someone who sent no message');
+    const deleted = await b().app.inject({ method: 'DELETE', url: `/api/runs/${id}` });
+    expect(deleted.statusCode).toBe(204);
+    expect(await processesGone(id)).toBeLessThan(CANCEL_WITHIN_MS);
+  }, 60_000);
+
+  it('a request taken again while this process runs it is skipped, and a cancel still reaches the run', async () => {
+    const id = await claim(b(), 'db3', 'slow');
+    await running(id);
+    // What BullMQ does when the job's lock lapsed (store away, event loop blocked): it hands the request back.
+    const again = await b().app.get(RunExecutorService).execute({ runId: id, platform: Platform.GitHub, project: 'solo', ticket: 'db3', pipeline: 'slow' }, false);
+    expect(again).toBe('skipped');
+    expect((await post(b(), `/api/runs/${id}/cancel`)).status).toBe(202);
+    expect(await processesGone(id)).toBeLessThan(CANCEL_WITHIN_MS);
+    await stateOf(b(), id, 'cancelled');
   }, 60_000);
 
   it('retries a cancelled run: a new run claimed on the ticket, which runs; another retry while it is live is 409', async () => {

@@ -1,6 +1,6 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { DatabaseService } from '../../database/database.service.js';
-import { LIVE_RUN_STATES, type RunState } from '../../database/entities/run.entity.js';
+import { LIVE_RUN_STATES, RunState } from '../../database/entities/run.entity.js';
 import { RunExecutorService } from '../run-executor.service.js';
 import { RunControlChannel } from './run-control-channel.service.js';
 
@@ -45,17 +45,20 @@ export class RunStopWatcher implements OnApplicationBootstrap, OnApplicationShut
     const under = new Set(this.executor.runsUnderWay());
     const mine = runIds.filter((id) => under.has(id));
     if (mine.length === 0 || !this.db.isReady) return;
-    let ended: { id: string; state: RunState; error: string | null }[];
+    let ended: { id: string; state: RunState | null; error: string | null }[];
     try {
+      // A run whose record is gone (cancelled, then deleted before this look) is over too.
       ended = await this.db.dataSource.query(
-        'SELECT id, state, error FROM runs WHERE id = ANY($1::uuid[]) AND NOT (state = ANY($2::text[]))', [mine, LIVE_RUN_STATES]);
+        `SELECT m.id, r.state, r.error FROM unnest($1::uuid[]) AS m(id) LEFT JOIN runs r ON r.id = m.id
+         WHERE r.id IS NULL OR NOT (r.state = ANY($2::text[]))`, [mine, LIVE_RUN_STATES]);
     } catch (error) {
       // The heartbeat's self-fencing covers a database that stays away.
       this.logger.debug(`run records not checked: ${(error as Error).message}`);
       return;
     }
     for (const run of ended) {
-      await this.executor.stopRun(run.id, run.error ?? `the run ended elsewhere as ${run.state}`, run.state);
+      if (run.state === null) await this.executor.stopRun(run.id, 'the run was deleted', RunState.Cancelled);
+      else await this.executor.stopRun(run.id, run.error ?? `the run ended elsewhere as ${run.state}`, run.state);
     }
   }
 }
