@@ -260,13 +260,16 @@ export class RunExecutorService {
     // The ticket moved on without this run (e.g. reverted as stale while paused): still end the run.
     const recorded = (request.ticket !== null && (await this.lifecycle.transition(request.runId, result.ok ? LifecycleTrigger.Succeed : LifecycleTrigger.Fail, error)) !== null)
       || (await this.records.finish(request.runId, state, error));
+    // What the run is counted as: what its record says, not what this process would have written.
+    let final: RunState | null = state;
     if (!recorded) {
       // Ended elsewhere a moment before (cancelled, or failed as stale): that record stands.
       const now = await this.records.find(request.runId);
+      final = now?.state ?? null;
       events.emit(RunEventKind.State, null, `outcome ${state} not recorded: the run had already ended (${now?.state ?? 'deleted'}${now?.error ? `: ${now.error}` : ''})`);
       await events.flush();
     }
-    this.metrics.runFinished(request.pipeline, result.ok ? RunState.Succeeded : RunState.Failed, (performance.now() - startedAt) / 1000);
+    if (final !== null) this.metrics.runFinished(request.pipeline, final, (performance.now() - startedAt) / 1000);
     this.logger.log(`run ${request.runId} (${request.project}/${request.ticket ?? '-'} ${request.pipeline}) ${result.ok ? 'succeeded' : `failed: ${error}`}`);
     return result.ok ? RunOutcome.Succeeded : RunOutcome.Failed;
   }

@@ -75,6 +75,13 @@ async function processesGone(id: string): Promise<number> {
   return Date.now() - from;
 }
 
+/** `pipeline_service_runs_finished_total` of one pipeline and state, from the app's own /metrics. */
+async function finishedCount(b: Bench, pipeline: string, state: string): Promise<number> {
+  const text = (await b.app.inject({ method: 'GET', url: '/metrics' })).body;
+  const line = text.split('\n').find((l) => l.startsWith(`pipeline_service_runs_finished_total{pipeline="${pipeline}",state="${state}"}`));
+  return line === undefined ? 0 : Number(line.split(' ').at(-1));
+}
+
 const stateOf = (b: Bench, id: string, wanted: string, timeoutMs = 20_000) =>
   eventually(async () => ((await run(b, id))?.state === wanted ? true : undefined), timeoutMs, `run ${id} to be ${wanted}`);
 
@@ -82,6 +89,7 @@ describe('one consumer slot, no capacity limit', () => {
   const b = bench({ queue: { max_parallel_runs: 1 } });
 
   it('cancels a queued run (its request leaves the queue), then a running one (its commands killed within 10 s)', async () => {
+    const cancelledBefore = await finishedCount(b(), 'slow', 'cancelled');
     const first = await claim(b(), 'q1', 'slow');
     await running(first);
     const queued = await claim(b(), 'q2', 'slow');
@@ -106,6 +114,9 @@ describe('one consumer slot, no capacity limit', () => {
     const texts = (await events(b(), first)).map((e) => e.text);
     expect(texts).toContain('cancelled by dashboard');
     expect(texts.some((t) => /not recorded|succeeded/.test(t))).toBe(false);
+    // Both are counted as cancelled in the metrics (the queued one by the cancel, the running one by its executor), neither otherwise.
+    expect(await finishedCount(b(), 'slow', 'cancelled')).toBe(cancelledBefore + 2);
+    expect(await finishedCount(b(), 'slow', 'failed')).toBe(0);
 
     // The slot is free again, and the cancelled request never ran.
     const next = await claim(b(), 'q3', 'instant');
