@@ -73,18 +73,20 @@ export class WebhookService {
     const event = ingress.parse(unverified.event, delivery.body, delivery.headers);
     const project = event.kind === 'ignored' ? null : resolveProject(config, event);
     const base: Logged = { ...unverified, project: project?.name ?? null, ticket: event.kind === 'ticket' ? event.ticket : null };
-    const judged = this.judge(event, project?.name ?? null, base);
-    if ('answer' in judged) return log(judged.entry, judged.answer);
-
-    // Only a delivery that is about to claim is remembered: judging again is cheap and has no
-    // effect. Its identity is the id and the bytes, not the project they route to: a redelivery
-    // re-routed by a configuration change is still one, and must not do the work again.
+    // A redelivery (contract "Redelivery") gets its first answer, whatever that was: its identity
+    // is the id and the bytes, not the project they route to, so one re-routed or re-judged by a
+    // configuration change since is still the same delivery and does no work the first did not.
     const fingerprint = base.deliveryId === null ? null : deliveryFingerprint(base.deliveryId, delivery.rawBody);
     if (fingerprint !== null) {
       const reservation = await this.reserve(platform, fingerprint);
       if (!reservation.first) {
         return log({ ...base, outcome: 'duplicate', reason: 'repeated delivery' }, reservation.answer ?? answer.inFlight());
       }
+    }
+    const judged = this.judge(event, project?.name ?? null, base);
+    if ('answer' in judged) {
+      if (fingerprint !== null) await this.dedupe.settle(platform, fingerprint, judged.answer).catch(() => undefined);
+      return log(judged.entry, judged.answer);
     }
     const [entry, result, repeatAnswer] = await this.claim(judged.key, judged.pipeline, base);
     if (fingerprint !== null) await this.dedupe.settle(platform, fingerprint, repeatAnswer).catch(() => undefined);

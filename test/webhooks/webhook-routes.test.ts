@@ -168,6 +168,21 @@ describe('platform A (GitHub)', () => {
     expect(rows[0]).toEqual({ n: 0 });
   });
 
+  it('a redelivery of a rejected or filtered delivery gets its first answer, remembered (contract: "the first answer otherwise")', async () => {
+    for (const [wire, body] of [
+      [githubWire('issues', githubLabeled(134, { repoUrl: UNKNOWN_REPO }), { delivery: randomUUID() }), 'Rejected: UnknownProject'],
+      [githubWire('issues', githubLabeled(135, { label: 'question' }), { delivery: randomUUID() }), null],
+    ] as const) {
+      const first = await send(wire);
+      if (body !== null) expect(first.body).toBe(body);
+      expect(first.status).toBe(200);
+      expect(await send(wire)).toEqual(first);
+      const delivery = wire.headers['X-GitHub-Delivery'];
+      const logs = await triggerLogRows(bench.db, { delivery_id: delivery }, 2);
+      expect(logs.map((l) => l.outcome)).toEqual([first.body.startsWith('Rejected') ? 'Rejected' : 'filtered', 'duplicate']);
+    }
+  });
+
   it('answers 200 Rejected: UnknownPipeline when the label maps to no known pipeline', async () => {
     const answer = await send(githubWire('issues', githubLabeled(131, { repoUrl: NO_PIPELINE_REPO })));
     expect(answer).toEqual({ status: 200, body: 'Rejected: UnknownPipeline', contentType: TEXT });
