@@ -1,9 +1,10 @@
-import { Controller, Get, Query, UsePipes } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Controller, Get, Query, UseFilters, UsePipes } from '@nestjs/common';
+import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { Permission } from '../auth/permission.js';
 import { RequirePermissions } from '../auth/require-permissions.decorator.js';
 import { ErrorBodyDto } from '../common/dto/error-body.dto.js';
 import { requestValidation } from '../common/request-validation.js';
+import { ApiErrorFilter } from './api-error.filter.js';
 import { ListPullRequestsQuery } from './dto/list-pull-requests.query.js';
 import { PullRequestPageDto } from './dto/pull-request-page.dto.js';
 import { type PullRequestPage, PullRequestsReader } from './pull-requests.reader.js';
@@ -12,6 +13,8 @@ import { type PullRequestPage, PullRequestsReader } from './pull-requests.reader
 @ApiTags('pull requests')
 @Controller('api/pull-requests')
 @UsePipes(requestValidation)
+@UseFilters(ApiErrorFilter)
+@ApiServiceUnavailableResponse({ type: ErrorBodyDto, description: 'the database is away: try again' })
 export class PullRequestsController {
   constructor(private readonly pullRequests: PullRequestsReader) {}
 

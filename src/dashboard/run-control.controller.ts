@@ -1,5 +1,5 @@
 import {
-  ConflictException, Controller, Delete, HttpCode, HttpException, Param, Post, Query, ServiceUnavailableException, UsePipes,
+  ConflictException, Controller, Delete, HttpCode, Param, Post, Query, ServiceUnavailableException, UseFilters, UsePipes,
 } from '@nestjs/common';
 import {
   ApiAcceptedResponse, ApiBadRequestResponse, ApiConflictResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation,
@@ -11,11 +11,10 @@ import { CurrentAuth, type RequestAuth } from '../auth/request-auth.js';
 import { RequirePermissions } from '../auth/require-permissions.decorator.js';
 import { ErrorBodyDto } from '../common/dto/error-body.dto.js';
 import { requestValidation } from '../common/request-validation.js';
-import { isDatabaseFault } from '../database/database-fault.js';
+import { ApiErrorFilter } from './api-error.filter.js';
 import { RunControlService } from '../runs/control/run-control.service.js';
 import { RunDeletionService } from '../runs/control/run-deletion.service.js';
 import type { Run } from '../runs/resource/run-resource.js';
-import { StoreUnavailableError } from '../store/lock.service.js';
 import { ClearRunsQuery } from './dto/clear-runs.query.js';
 import { DeletedCountDto, RunEnvelopeDto } from './dto/run-control.dto.js';
 import { RunIdParams } from './dto/run-id.params.js';
@@ -31,6 +30,7 @@ import { runNotFound } from './runs.controller.js';
 @ApiServiceUnavailableResponse({ type: ErrorBodyDto, description: 'the database (or, for retry, the store) is away: try again' })
 @Controller('api/runs')
 @UsePipes(requestValidation)
+@UseFilters(ApiErrorFilter)
 export class RunControlController {
   constructor(
     private readonly control: RunControlService,
@@ -46,7 +46,7 @@ export class RunControlController {
   @ApiConflictResponse({ type: ErrorBodyDto, description: 'the run has already ended' })
   @RequirePermissions(Permission.RunsControl)
   async cancel(@Param() params: RunIdParams, @CurrentAuth() auth: RequestAuth): Promise<{ run: Run }> {
-    const result = await unavailableOnFault(() => this.control.cancel(params.id, attributionOf(auth.principal)));
+    const result = await this.control.cancel(params.id, attributionOf(auth.principal));
     switch (result.outcome) {
       case 'cancelled': return { run: result.run };
       case 'not-found': throw runNotFound(params.id);
@@ -63,7 +63,7 @@ export class RunControlController {
   @ApiConflictResponse({ type: ErrorBodyDto, description: 'the run cannot be retried, or another run is live on its ticket' })
   @RequirePermissions(Permission.RunsControl)
   async retry(@Param() params: RunIdParams, @CurrentAuth() auth: RequestAuth): Promise<{ run: Run }> {
-    const result = await unavailableOnFault(() => this.control.retry(params.id, attributionOf(auth.principal)));
+    const result = await this.control.retry(params.id, attributionOf(auth.principal));
     switch (result.outcome) {
       case 'retried': return { run: result.run };
       case 'not-found': throw runNotFound(params.id);
@@ -81,7 +81,7 @@ export class RunControlController {
   @ApiConflictResponse({ type: ErrorBodyDto, description: 'the run is live: cancel it first' })
   @RequirePermissions(Permission.RunsDelete)
   async remove(@Param() params: RunIdParams, @CurrentAuth() auth: RequestAuth): Promise<void> {
-    const result = await unavailableOnFault(() => this.deletion.delete(params.id, attributionOf(auth.principal)));
+    const result = await this.deletion.delete(params.id, attributionOf(auth.principal));
     if (result.outcome === 'not-found') throw runNotFound(params.id);
     if (result.outcome === 'live') throw new ConflictException({ error: `run ${params.id} is ${result.state}: cancel it before deleting it` });
   }
@@ -93,32 +93,6 @@ export class RunControlController {
   @ApiOkResponse({ type: DeletedCountDto, description: 'how many were deleted' })
   @RequirePermissions(Permission.RunsDelete)
   async clear(@Query() _query: ClearRunsQuery, @CurrentAuth() auth: RequestAuth): Promise<{ deleted: number }> {
-    return { deleted: await unavailableOnFault(() => this.deletion.clearFinished(attributionOf(auth.principal))) };
+    return { deleted: await this.deletion.clearFinished(attributionOf(auth.principal)) };
   }
-}
-
-/**
- * The store or the database being away is a 503 `{error}` (try again), never a 500: the
- * database not ready, StoreUnavailableError, a database error that is the database's fault, or
- * a connection that broke (no answer at all).
- */
-async function unavailableOnFault<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof ServiceUnavailableException) throw new ServiceUnavailableException({ error: error.message });
-    if (error instanceof HttpException) throw error;
-    if (error instanceof StoreUnavailableError) throw new ServiceUnavailableException({ error: `${error.message}: try again once the store is back` });
-    if (isDatabaseFault(error) === true || isConnectionFailure(error)) {
-      throw new ServiceUnavailableException({ error: `database unavailable: ${(error as Error).message}` });
-    }
-    throw error;
-  }
-}
-
-/** Node's socket errors (`ECONNREFUSED`, `ECONNRESET`, …) and pg's own words for a lost or unobtainable connection. */
-function isConnectionFailure(error: unknown): boolean {
-  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  return (typeof code === 'string' && /^E[A-Z]{3,}$/.test(code))
-    || (typeof message === 'string' && /connection terminated|timeout exceeded when trying to connect|Connection ended/i.test(message));
 }

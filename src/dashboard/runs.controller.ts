@@ -1,10 +1,11 @@
-import { Controller, Get, NotFoundException, Param, Query, UsePipes } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Controller, Get, NotFoundException, Param, Query, UseFilters, UsePipes } from '@nestjs/common';
+import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { Permission } from '../auth/permission.js';
 import { RequirePermissions } from '../auth/require-permissions.decorator.js';
 import { ErrorBodyDto } from '../common/dto/error-body.dto.js';
 import type { ErrorBody } from '../common/error-body.js';
 import { requestValidation } from '../common/request-validation.js';
+import { ApiErrorFilter } from './api-error.filter.js';
 import { RunReaderService, type RunPage } from '../runs/resource/run-reader.service.js';
 import type { Run } from '../runs/resource/run-resource.js';
 import { RunDto } from '../runs/resource/dto/run.dto.js';
@@ -28,6 +29,8 @@ export function runNotFound(id: string): NotFoundException {
 @ApiBadRequestResponse({ type: ErrorBodyDto, description: 'a malformed or unknown parameter, named in `error`' })
 @Controller('api/runs')
 @UsePipes(requestValidation)
+@UseFilters(ApiErrorFilter)
+@ApiServiceUnavailableResponse({ type: ErrorBodyDto, description: 'the database is away: try again' })
 export class RunsController {
   constructor(
     private readonly runs: RunReaderService,
