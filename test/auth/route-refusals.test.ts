@@ -43,6 +43,18 @@ describe('the refusal of every guarded route', () => {
     }
   });
 
+  it('declares what the route table of the contract gives each route of this release', () => {
+    const CONTRACT: Record<string, string[]> = {
+      'get /api/identity': ['identity.read'],
+      'get /api/runs': ['runs.read'], 'get /api/runs/:id': ['runs.read'], 'get /api/runs/:id/events': ['runs.read'],
+      'get /api/runs/statistics': ['runs.read'], 'get /api/pull-requests': ['runs.read'],
+      'post /api/runs/:id/cancel': ['runs.control'], 'post /api/runs/:id/retry': ['runs.control'],
+      'delete /api/runs/:id': ['runs.delete'], 'delete /api/runs': ['runs.delete'],
+    };
+    const declared = Object.fromEntries(guarded.map((r) => [`${r.method} ${r.nestPath}`, [...r.declared.permissions].sort()]));
+    expect(declared).toEqual(CONTRACT);
+  });
+
   it('is a 401 with WWW-Authenticate without a token', async () => {
     for (const route of guarded) {
       const res = await call(route);

@@ -15,7 +15,7 @@ export class RunDto implements Run {
   @ApiProperty({ type: String, nullable: true, example: 'BILL-12' }) ticket: string | null;
   @ApiProperty({ enum: ALL_PLATFORMS }) platform: Platform;
   @ApiProperty() pipeline: string;
-  @ApiProperty({ enum: Object.values(RunState), description: '`queued` waits for capacity' }) state: RunState;
+  @ApiProperty({ enum: Object.values(RunState), description: '`queued`: claimed, not started yet (waiting for a consumer or for capacity); `parked`: waiting for an answer' }) state: RunState;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) startedAt: string | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) finishedAt: string | null;
