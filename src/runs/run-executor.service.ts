@@ -192,18 +192,18 @@ export class RunExecutorService {
     this.taken.delete(request.runId);
     const stop = this.stopped.get(request.runId);
     this.live.delete(request.runId);
-    if (stop?.ended) return this.endStopped(request, stop, result, events, startedAt);
+    if (stop?.ended) return this.endStopped(request, stop.reason, stop.ended, result, events, startedAt);
     if (stop !== undefined && !result.ok) result = { ok: false, error: `${stop.reason} (${result.error})` };
     return this.end(request, result, events, startedAt);
   }
 
   /** A run whose record ended elsewhere (cancelled) while it ran here: says so, writes no outcome. */
-  private async endStopped(request: PipelineRequest, stop: Stop, result: StepResult, events: RunEventWriter, startedAt: number): Promise<RunOutcome> {
-    const kind = stop.ended === RunState.Cancelled ? RunEventKind.RunCancelled : RunEventKind.RunFailed;
-    events.emit(kind, null, `${stop.reason}: commands killed and sandboxes removed${result.ok ? '' : ` (${result.error})`}`);
+  private async endStopped(request: PipelineRequest, reason: string, ended: RunState, result: StepResult, events: RunEventWriter, startedAt: number): Promise<RunOutcome> {
+    const kind = ended === RunState.Cancelled ? RunEventKind.RunCancelled : RunEventKind.RunFailed;
+    events.emit(kind, null, `${reason}: commands killed and sandboxes removed${result.ok ? '' : ` (${result.error})`}`);
     await events.flush();
-    this.metrics.runFinished(request.pipeline, stop.ended ?? RunState.Failed, (performance.now() - startedAt) / 1000);
-    this.logger.log(`run ${request.runId} (${request.project}/${request.ticket ?? '-'} ${request.pipeline}) stopped: ${stop.reason}`);
+    this.metrics.runFinished(request.pipeline, ended, (performance.now() - startedAt) / 1000);
+    this.logger.log(`run ${request.runId} (${request.project}/${request.ticket ?? '-'} ${request.pipeline}) stopped: ${reason}`);
     return RunOutcome.Stopped;
   }
 
