@@ -227,6 +227,8 @@ export class RunExecutorService {
           name: sandbox.name,
           workdir: sandbox.workdir,
           exec: (command, options) => sandbox.exec(command, options),
+          putArchive: (tar) => sandbox.putArchive(tar),
+          getArchive: () => sandbox.getArchive(),
           destroy: async () => {
             live.delete(sandbox);
             await sandbox.destroy();

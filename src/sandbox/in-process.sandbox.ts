@@ -63,6 +63,15 @@ export class InProcessSandbox implements Sandbox {
     });
   }
 
+  // Implemented with tar-stream in the next commit (workspaces).
+  putArchive(): Promise<void> {
+    return Promise.reject(new Error('putArchive is not implemented by the in-process backend yet'));
+  }
+
+  getArchive(): Promise<never> {
+    return Promise.reject(new Error('getArchive is not implemented by the in-process backend yet'));
+  }
+
   async destroy(): Promise<void> {
     if (this.destroyed) return;
     this.destroyed = true;

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { SandboxBackendKind } from '../config/service-config.js';
 
 export type ProbeResult = { ok: true; detail: string } | { ok: false; reason: string; fixHint: string };
@@ -28,11 +29,23 @@ export interface ExecResult {
   timedOut: boolean;
 }
 
-/** One live sandbox: a fresh working directory commands run in until it is destroyed. */
+/**
+ * One live sandbox: a fresh working directory commands run in until it is destroyed. It may be a
+ * directory on this host, a container or a pod: trees move in and out only as tar streams (the
+ * shape of the Docker Engine's archive endpoints), never by touching its files directly.
+ */
 export interface Sandbox {
   readonly name: string;
+  /** Where commands start, as the sandbox sees it (not necessarily a path on the server's host). */
   readonly workdir: string;
   exec(command: string, options: ExecOptions): Promise<ExecResult>;
+  /**
+   * Unpacks a tar stream into the working directory (files, directories, symbolic links, the
+   * executable bit). Entries that would land outside it (absolute, `..`, through a link) are refused.
+   */
+  putArchive(tar: Readable): Promise<void>;
+  /** The working directory's whole tree as a tar stream, paths relative to it. */
+  getArchive(): Promise<Readable>;
   /** Removes the sandbox and everything in it; safe to call twice. */
   destroy(): Promise<void>;
 }

@@ -1,0 +1,19 @@
+import type { RepoConfig } from '../../config/service-config.js';
+import { Platform } from '../../platforms/platform.js';
+
+/** HTTP Basic credentials git sends to a repository's host; only ever passed through the environment. */
+export interface GitCredential {
+  username: string;
+  password: string;
+}
+
+/**
+ * The repository's `auth_secret` as the host expects it over smart HTTP: GitHub
+ * `x-access-token:<token>`, GitLab `oauth2:<token>`, Azure DevOps any user name with the PAT.
+ * Null when no secret is configured (the caller refuses to clone or push: nothing anonymous).
+ */
+export function gitCredentialFor(repo: RepoConfig): GitCredential | null {
+  if (!repo.auth_secret) return null;
+  const username = repo.platform === Platform.GitLab ? 'oauth2' : repo.platform === Platform.AzureDevOps ? 'pipeline-service' : 'x-access-token';
+  return { username, password: repo.auth_secret };
+}
