@@ -259,14 +259,14 @@ describe('unknown keys', () => {
     const { config, findings } = build({
       colour: 'blue',
       queue: { redis_retry_interval_seconds: 5, turbo: true },
-      projects: { shop: { tracker: 'platform-a', repos: [{ ...GOOD_REPO, branch: 'main' }], platform_a_trigger: { speed: 3 } } },
+      projects: { shop: { tracker: 'platform-a', repos: [{ ...GOOD_REPO, colour: 'red' }], platform_a_trigger: { speed: 3 } } },
     });
     expect(findings.every((f) => f.severity === 'advisory' && f.subsystem === 'configuration')).toBe(true);
     expect(findings.map((f) => f.field).sort()).toEqual([
-      'colour', 'projects.shop.platform_a_trigger.speed', 'projects.shop.repos[0].branch', 'queue.turbo',
+      'colour', 'projects.shop.platform_a_trigger.speed', 'projects.shop.repos[0].colour', 'queue.turbo',
     ]);
     expect(only(findings, 'projects.shop.platform_a_trigger.speed')).toMatchObject({ project: 'shop', trigger: 'platform_a_trigger' });
-    expect(only(findings, 'projects.shop.repos[0].branch')).toMatchObject({ project: 'shop', trigger: null });
+    expect(only(findings, 'projects.shop.repos[0].colour')).toMatchObject({ project: 'shop', trigger: null });
     expect(config.queue.redis_retry_interval_seconds).toBe(5);
     expect(config.projects.shop?.repos).toHaveLength(1);
   });
@@ -502,12 +502,27 @@ describe('capacity', () => {
 
 describe('pipelines', () => {
   it('command pipelines load with their commands and timeout (default 900 s)', () => {
-    const { config, findings } = build({ pipelines: { lint: { commands: ['npm ci', 'npm run lint'], timeout_seconds: 300 }, one: { commands: 'make' } } });
+    const { config, findings } = build({ pipelines: { lint: { commands: ['npm ci', 'npm run lint'], timeout_seconds: 300 }, one: { commands: 'make', publish: 'pull-request' } } });
     expect(findings).toEqual([]);
     expect(config.pipelines).toEqual({
-      lint: { commands: ['npm ci', 'npm run lint'], timeout_seconds: 300 },
-      one: { commands: ['make'], timeout_seconds: 900 },
+      lint: { commands: ['npm ci', 'npm run lint'], timeout_seconds: 300, publish: 'none' },
+      one: { commands: ['make'], timeout_seconds: 900, publish: 'pull-request' },
     });
+  });
+
+  it('an unknown publish mode is a finding and publishes nothing', () => {
+    const { config, findings } = build({ pipelines: { fmt: { commands: ['fmt'], publish: 'push' } } });
+    expect(config.pipelines.fmt?.publish).toBe('none');
+    expect(only(findings, 'pipelines.fmt.publish').reason).toContain('pull-request or none');
+  });
+});
+
+describe('git', () => {
+  it('commit identity defaults, and a value git would refuse keeps the default', () => {
+    expect(build({}).config.git).toEqual({ author_name: 'pipeline-service', author_email: 'pipeline-service@users.noreply.localhost' });
+    const { config, findings } = build({ git: { author_name: 'Bot <x>', author_email: 'bot@acme.test' } });
+    expect(config.git).toEqual({ author_name: 'pipeline-service', author_email: 'bot@acme.test' });
+    expect(only(findings, 'git.author_name').reason).toContain('must not contain');
   });
 
   it.each(['code', 'security-scan', 'pr-review'])('a pipeline named after the built-in %s is refused', (name) => {

@@ -8,7 +8,8 @@ import { AUTH_ENV_VARIABLES, type AuthEnvField, type ServiceEnvironment } from '
 import { readProject } from './project-config.reader.js';
 import { parseCpu, parseMemory } from './quantities.js';
 import {
-  type AuthConfig, type CapacityConfig, type CommandPipelineConfig, type ProjectConfig, DEFAULT_AUTH_CLAIMS, DEFAULT_QUEUE, DEFAULT_SANDBOX,
+  type AuthConfig, type CapacityConfig, type CommandPipelineConfig, type GitConfig, type ProjectConfig, DEFAULT_AUTH_CLAIMS, DEFAULT_GIT, DEFAULT_QUEUE, DEFAULT_SANDBOX,
+  PublishMode,
   type QueueConfig, SandboxBackendKind, type SandboxConfig, type ServiceConfig, defaultServiceConfig,
 } from './service-config.js';
 
@@ -20,7 +21,7 @@ export interface LoadedConfig {
   file: { path: string; present: boolean };
 }
 
-const ROOT_KEYS = ['auth', 'webhooks', 'secrets', 'queue', 'pipelines', 'capacity', 'sandbox', 'projects', 'observation_retention_days', 'metrics', 'runs'];
+const ROOT_KEYS = ['auth', 'webhooks', 'secrets', 'queue', 'pipelines', 'capacity', 'sandbox', 'projects', 'observation_retention_days', 'metrics', 'runs', 'git'];
 
 /** Loads the bootstrap file with the environment. Never throws: every problem is a finding. */
 export function loadServiceConfig(env: ServiceEnvironment, configPath = env.configPath): LoadedConfig {
@@ -70,6 +71,7 @@ export function buildConfig(raw: unknown, env: ServiceEnvironment, findings: Fin
   config.metrics = { enabled: r.boolean(metrics.enabled, { path: 'metrics.enabled' }, true) };
   const runs = r.block(root.runs, { path: 'runs' }, ['retention_days']);
   config.runs = { retention_days: r.integer(runs.retention_days, { path: 'runs.retention_days' }, 90, 1) };
+  config.git = readGit(r, root.git);
   config.projects = emptyMap<ProjectConfig>();
   const projects = r.block(root.projects, { path: 'projects' }, Object.keys(isPlainObject(root.projects) ? root.projects : {}));
   for (const [name, value] of Object.entries(projects)) {
@@ -141,15 +143,39 @@ function readPipelines(r: ConfigReader, raw: unknown): Record<string, CommandPip
       r.problem(at, `pipeline ${name} is built in and cannot be redefined; the entry was ignored`);
       continue;
     }
-    const p = r.block(value, at, ['commands', 'timeout_seconds']);
+    const p = r.block(value, at, ['commands', 'timeout_seconds', 'publish']);
     const commands = r.stringList(p.commands, r.at(at, 'commands'));
     if (commands.length === 0) {
       r.problem(at, `pipeline ${name} needs at least one command; it was not loaded`);
       continue;
     }
-    out[name] = { commands, timeout_seconds: r.integer(p.timeout_seconds, r.at(at, 'timeout_seconds'), 900, 1) };
+    out[name] = { commands, timeout_seconds: r.integer(p.timeout_seconds, r.at(at, 'timeout_seconds'), 900, 1), publish: readPublish(r, r.at(at, 'publish'), p.publish) };
   }
   return out;
+}
+
+function readPublish(r: ConfigReader, at: Location, raw: unknown): PublishMode {
+  const value = r.string(raw, at);
+  if (value === null || value === PublishMode.None) return PublishMode.None;
+  if (value === PublishMode.PullRequest) return PublishMode.PullRequest;
+  r.problem(at, `${at.path} must be pull-request or none, not ${JSON.stringify(value)}; nothing is published`);
+  return PublishMode.None;
+}
+
+function readGit(r: ConfigReader, raw: unknown): GitConfig {
+  const where: Location = { path: 'git' };
+  const b = r.block(raw, where, ['author_name', 'author_email']);
+  const name = r.string(b.author_name, r.at(where, 'author_name'));
+  const email = r.string(b.author_email, r.at(where, 'author_email'));
+  // git refuses angle brackets and line breaks in an identity; say so here rather than fail every commit.
+  const valid = (v: string | null, key: string) => {
+    if (v !== null && /[<>\n\r]/.test(v)) {
+      r.problem(r.at(where, key), `git.${key} must not contain <, > or a line break; the default stands`);
+      return null;
+    }
+    return v;
+  };
+  return { author_name: valid(name, 'author_name') ?? DEFAULT_GIT.author_name, author_email: valid(email, 'author_email') ?? DEFAULT_GIT.author_email };
 }
 
 function readCapacity(r: ConfigReader, raw: unknown): CapacityConfig | null {

@@ -3,7 +3,7 @@ import type { ConfigReader, Location } from './config-reader.js';
 import type { PrCommandsConfig, ProjectConfig, RepoConfig, TriggerConfig } from './service-config.js';
 
 const PROJECT_KEYS = ['tracker', 'repos', 'pr_commands', ...ALL_PLATFORMS.map(triggerKeyOf)];
-const REPO_KEYS = ['name', 'platform', 'url', 'api_url', 'path_prefix', 'auth_secret'];
+const REPO_KEYS = ['name', 'platform', 'url', 'api_url', 'path_prefix', 'auth_secret', 'branch'];
 const TRIGGER_KEYS = [
   'trigger_statuses', 'pipeline_from_label', 'default_pipeline', 'done_status', 'comment_keyword',
   'pr_trigger_label', 'needs_clarification_status', 'organization_url', 'team_project', 'site_url',
@@ -58,6 +58,7 @@ function readRepos(r: ConfigReader, where: Location, raw: unknown): RepoConfig[]
       api_url: r.string(block.api_url, r.at(at, 'api_url')),
       path_prefix: r.string(block.path_prefix, r.at(at, 'path_prefix')) ?? '',
       auth_secret: r.string(block.auth_secret, r.at(at, 'auth_secret'), { secret: true }),
+      branch: r.string(block.branch, r.at(at, 'branch')),
     });
   });
   return repos;

@@ -49,9 +49,20 @@ export interface QueueConfig {
   key_prefix: string;
 }
 
+export const PublishMode = { None: 'none', PullRequest: 'pull-request' } as const;
+export type PublishMode = (typeof PublishMode)[keyof typeof PublishMode];
+
 export interface CommandPipelineConfig {
   commands: string[];
   timeout_seconds: number;
+  /** `pull-request`: what the commands changed is committed, pushed and proposed (contract). */
+  publish: PublishMode;
+}
+
+/** Who the service's commits are by. */
+export interface GitConfig {
+  author_name: string;
+  author_email: string;
 }
 
 export interface CapacityConfig {
@@ -78,6 +89,8 @@ export interface RepoConfig {
   api_url: string | null;
   path_prefix: string;
   auth_secret: string | null;
+  /** Base branch; null → the host's default branch. */
+  branch: string | null;
 }
 
 /** One per platform on a project: `platform_a_trigger` … `platform_d_trigger`. */
@@ -131,6 +144,7 @@ export interface ServiceConfig {
   observation_retention_days: number;
   metrics: MetricsConfig;
   runs: RunsConfig;
+  git: GitConfig;
 }
 
 export interface MetricsConfig {
@@ -162,6 +176,8 @@ export const DEFAULT_SANDBOX: SandboxConfig = {
   agent_version: null,
 };
 
+export const DEFAULT_GIT: GitConfig = { author_name: 'pipeline-service', author_email: 'pipeline-service@users.noreply.localhost' };
+
 export const DEFAULT_AUTH_CLAIMS = { role_claim: 'roles', group_claim: 'groups', name_claim: 'sub' } as const;
 
 export function defaultServiceConfig(): ServiceConfig {
@@ -177,5 +193,6 @@ export function defaultServiceConfig(): ServiceConfig {
     observation_retention_days: 90,
     metrics: { enabled: true },
     runs: { retention_days: 90 },
+    git: { ...DEFAULT_GIT },
   };
 }

@@ -13,9 +13,9 @@ function recorder(): RunEventSink & { events: { kind: RunEventKind; sandbox: str
 }
 
 const config = defaultServiceConfig();
-config.pipelines.ok = { commands: ['echo first', 'echo second'], timeout_seconds: 30 };
-config.pipelines.bad = { commands: ['echo first', 'false', 'echo third'], timeout_seconds: 30 };
-config.pipelines.late = { commands: ['sleep 5'], timeout_seconds: 1 };
+config.pipelines.ok = { commands: ['echo first', 'echo second'], timeout_seconds: 30, publish: 'none' };
+config.pipelines.bad = { commands: ['echo first', 'false', 'echo third'], timeout_seconds: 30, publish: 'none' };
+config.pipelines.late = { commands: ['sleep 5'], timeout_seconds: 1, publish: 'none' };
 
 async function run(name: string) {
   const events = recorder();

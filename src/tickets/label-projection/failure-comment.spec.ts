@@ -54,7 +54,7 @@ describe('collectSecrets', () => {
     config.projects = {
       shop: {
         name: 'shop', tracker: Platform.Jira,
-        repos: [{ name: 'web', platform: Platform.GitHub, url: 'https://github.com/a/b', api_url: null, path_prefix: '', auth_secret: 'glpat-repo' }],
+        repos: [{ name: 'web', platform: Platform.GitHub, url: 'https://github.com/a/b', api_url: null, path_prefix: '', auth_secret: 'glpat-repo', branch: null }],
         triggers: { [Platform.Jira]: {
           trigger_statuses: [], pipeline_from_label: {}, default_pipeline: null, done_status: null, comment_keyword: null,
           pr_trigger_label: null, needs_clarification_status: null, organization_url: null, team_project: null,

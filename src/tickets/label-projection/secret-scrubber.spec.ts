@@ -133,7 +133,7 @@ describe('collectSecrets with scrubSecrets', () => {
     config.projects = {
       shop: {
         name: 'shop', tracker: Platform.GitHub,
-        repos: [{ name: 'web', platform: Platform.GitHub, url: 'https://github.com/a/b', api_url: null, path_prefix: '', auth_secret: 'glpat-repo-auth' }],
+        repos: [{ name: 'web', platform: Platform.GitHub, url: 'https://github.com/a/b', api_url: null, path_prefix: '', auth_secret: 'glpat-repo-auth', branch: null }],
         triggers: {},
         pr_commands: { enabled: false, require_member: true, allowed_pipelines: null },
       },
