@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { describeFindings, scanForSecrets } from './secret-scan.js';
+
+const GH = `ghp_${'a1B2c3D4e5'.repeat(4).slice(0, 36)}`;
+
+describe('secret scan of a change', () => {
+  it('finds each well-known token shape and names file, line and rule but never the value', () => {
+    const cases: [string, string][] = [
+      ['github-token', `token = "${GH}"`],
+      ['github-fine-grained-token', `github_pat_${'A'.repeat(22)}_${'b'.repeat(59)}`],
+      ['gitlab-token', 'GL=glpat-abcdefghij0123456789xyz'],
+      ['aws-access-key-id', 'AKIAIOSFODNN7EXAMPLE'],
+      ['aws-secret-access-key', 'aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY'],
+      ['private-key', '-----BEGIN OPENSSH PRIVATE KEY-----'],
+      ['azure-storage-key', `DefaultEndpointsProtocol=https;AccountName=x;AccountKey=${'Ab1+'.repeat(21)}Ab==`],
+      ['azure-devops-pat', `${'x'.repeat(52)}JQQJ99abcAZDOwxyz`],
+    ];
+    for (const [rule, line] of cases) {
+      const findings = scanForSecrets([{ path: 'src/config.ts', lines: ['harmless', line] }], []);
+      expect(findings, rule).toEqual([{ path: 'src/config.ts', addedLine: 2, rule }]);
+    }
+  });
+
+  it('finds configured secret values also when base64-encoded or split over lines', () => {
+    const secret = 'tok-Very-Secret-9876';
+    const encoded = Buffer.from(`x-access-token:${secret}`).toString('base64');
+    expect(scanForSecrets([{ path: 'a.txt', lines: [`auth: ${encoded}`] }], [secret])).toEqual([{ path: 'a.txt', addedLine: 1, rule: 'configured-secret' }]);
+    expect(scanForSecrets([{ path: 'b.txt', lines: ['x', secret.toUpperCase()] }], [secret])[0]?.rule).toBe('configured-secret');
+    expect(scanForSecrets([{ path: 'c.txt', lines: ['tok-Very-Se', '  cret-9876'] }], [secret])[0]?.rule).toBe('configured-secret');
+  });
+
+  it('leaves ordinary code alone', () => {
+    const lines = ['const sha = "3f786850e387550fdab836ed7e6dc881de23001b";', 'AKIA is a prefix', 'ghp_short', '-----BEGIN PUBLIC KEY-----'];
+    expect(scanForSecrets([{ path: 'x.ts', lines }], ['some-configured-secret'])).toEqual([]);
+  });
+
+  it('describes findings by path and rule only', () => {
+    const findings = scanForSecrets([{ path: '.env', lines: [GH] }, { path: 'k.pem', lines: ['-----BEGIN RSA PRIVATE KEY-----'] }], []);
+    const text = describeFindings(findings);
+    expect(text).toBe('.env (added line 1, rule github-token), k.pem (added line 1, rule private-key)');
+    expect(text).not.toContain(GH);
+  });
+});
