@@ -26,7 +26,7 @@ function only(findings: Finding[], field: string): Finding {
   return matching[0] as Finding;
 }
 
-const GOOD_REPO = { name: 'shop-web', platform: 'platform-a', url: 'https://github.com/acme/shop-web' };
+const GOOD_REPO = { name: 'shop-web', platform: 'platform-a', url: 'https://github.com/acme/shop-web', auth_secret: 'ghp_repo_token' };
 
 describe('defaults', () => {
   it('an empty file gives the built-in defaults and no findings', () => {
@@ -666,5 +666,20 @@ describe('webhook secrets: an empty file key never switches verification off', (
     expect(config.webhooks.platform_c_secret).toBe('c-env');
     const withFile = buildConfig({ webhooks: { platform_a_secret: 'from-file' } }, env, []);
     expect(withFile.webhooks.platform_a_secret).toBe('from-file');
+  });
+});
+
+describe('repositories', () => {
+  it('a repository without auth_secret is a blocking finding at the field, and still loaded', () => {
+    const { auth_secret: _, ...noSecret } = GOOD_REPO;
+    const { config, findings } = build({ projects: { shop: { tracker: 'platform-a', repos: [{ ...noSecret, branch: 'develop' }] } } });
+    expect(config.projects.shop?.repos[0]).toMatchObject({ name: 'shop-web', auth_secret: null, branch: 'develop' });
+    expect(only(findings, 'projects.shop.repos[0].auth_secret')).toMatchObject({ severity: 'blocking', project: 'shop' });
+  });
+
+  it('a repository on Jira is not loaded', () => {
+    const { config, findings } = build({ projects: { shop: { tracker: 'platform-d', repos: [{ ...GOOD_REPO, platform: 'platform-d' }] } } });
+    expect(config.projects.shop?.repos).toEqual([]);
+    expect(only(findings, 'projects.shop.repos[0].platform').reason).toContain('hosts no repositories');
   });
 });

@@ -1,4 +1,4 @@
-import { ALL_PLATFORMS, type Platform, isPlatform, triggerKeyOf } from '../platforms/platform.js';
+import { ALL_PLATFORMS, Platform, isPlatform, triggerKeyOf } from '../platforms/platform.js';
 import type { ConfigReader, Location } from './config-reader.js';
 import type { PrCommandsConfig, ProjectConfig, RepoConfig, TriggerConfig } from './service-config.js';
 
@@ -50,6 +50,14 @@ function readRepos(r: ConfigReader, where: Location, raw: unknown): RepoConfig[]
     if (!name || !url || !isPlatform(platform)) {
       r.problem(at, `repository ${i} needs name, url and platform (one of ${ALL_PLATFORMS.join(', ')}); it was not loaded`);
       return;
+    }
+    if (platform === Platform.Jira) {
+      r.problem(r.at(at, 'platform'), `repository ${name}: ${Platform.Jira} (Jira) hosts no repositories; use the platform of its code host; it was not loaded`);
+      return;
+    }
+    // An unresolved reference was reported by the reader already; an absent one is reported here.
+    if (block.auth_secret === undefined || block.auth_secret === null) {
+      r.problem(r.at(at, 'auth_secret'), `repository ${name} has no auth_secret: the server cannot fetch its tree or publish to it, so every run of its project fails until it is set`);
     }
     repos.push({
       name,

@@ -1,7 +1,7 @@
 import type { ProjectConfig, RepoConfig } from '../config/service-config.js';
 import { SandboxState } from '../database/entities/run-sandbox.entity.js';
 import type { SandboxBackend } from '../sandbox/sandbox-backend.js';
-import type { Pipeline, RunEventSink, RunSandbox, StepObserver, StepResult } from './pipeline.js';
+import type { Pipeline, PipelineWorkspace, RunEventSink, RunSandbox, StepObserver, StepResult } from './pipeline.js';
 import { RunEventKind } from './run-event-kind.js';
 import { type RunIdentity, runEnvironment, sandboxName, sandboxPlan } from './run-environment.js';
 import type { StepRunner } from './step-runner.js';
@@ -17,6 +17,8 @@ export interface PipelineExecutionInput {
   onSandbox?(repo: RepoConfig | null, state: SandboxState): Promise<void>;
   /** Told of each step as it starts and ends. */
   onStep?: StepObserver;
+  /** The run's repositories: trees in before the steps, changes published after. */
+  workspace?: PipelineWorkspace;
 }
 
 /**
@@ -40,8 +42,18 @@ export async function executePipeline(input: PipelineExecutionInput): Promise<St
       await note(repo, SandboxState.Ready);
       events.emit(RunEventKind.SandboxCreated, name, repo ? `${repo.name} (path prefix "${repo.path_prefix}")` : 'default sandbox');
     }
-    return await input.runner.run(input.pipeline, { runId: run.runId, sandboxes, events }, input.onStep);
+    const { workspace } = input;
+    if (workspace) {
+      for (const { repo, sandbox } of sandboxes) {
+        if (!repo) continue;
+        const prepared = await workspace.prepare(repo, sandbox);
+        if (!prepared.ok) return prepared;
+      }
+    }
+    const result = await input.runner.run(input.pipeline, { runId: run.runId, sandboxes, events }, input.onStep);
+    return workspace ? await workspace.finish(result, sandboxes) : result;
   } finally {
+    await input.workspace?.release();
     for (const { repo, sandbox } of sandboxes) {
       await sandbox.destroy().catch(() => undefined);
       await note(repo, SandboxState.Destroyed).catch(() => undefined);

@@ -29,7 +29,11 @@ export interface StepContext {
   deadline: number;
 }
 
-export type StepResult = { ok: true } | { ok: false; error: string };
+/**
+ * How a step (and so a run) ended. `summary`: what the run did, for its pull requests' bodies;
+ * `failedStep`: the step that failed (the wip commit's `Failed-Step` trailer).
+ */
+export type StepResult = { ok: true; summary?: string } | { ok: false; error: string; failedStep?: string };
 
 /** One step of a pipeline. It runs in the run's sandboxes and reports success or the error. */
 export interface PipelineStep {
@@ -42,4 +46,18 @@ export interface Pipeline {
   readonly name: string;
   readonly steps: readonly PipelineStep[];
   readonly timeoutMs: number;
+}
+
+/**
+ * The run's repositories on the server's side (workspaces module): each sandbox gets its
+ * repository's tree before the first step; after the steps what changed is published (or, for a
+ * failed run, pushed as work in progress). Optional: `pipeline-service run` has none.
+ */
+export interface PipelineWorkspace {
+  /** Gives a repository's sandbox its tree; a failure ends the run before any step. */
+  prepare(repo: RepoConfig, sandbox: Sandbox): Promise<StepResult>;
+  /** After the steps, while the sandboxes still exist: may turn a success into a failure (a refused push). */
+  finish(result: StepResult, sandboxes: readonly RunSandbox[]): Promise<StepResult>;
+  /** Removes the server-side scratch state however the run ended; never throws. */
+  release(): Promise<void>;
 }

@@ -6,6 +6,10 @@ export const RunEventKind = {
   Admitted: 'admitted',
   SandboxCreated: 'sandbox-created',
   SandboxDestroyed: 'sandbox-destroyed',
+  /** A repository's tree reached its sandbox (which branch, which commit, resumed or not). */
+  Workspace: 'workspace',
+  /** Publishing: commit, secret scan, push, pull request, or the wip commit of a failed run. */
+  Publish: 'publish',
   StepStarted: 'step-started',
   StepFinished: 'step-finished',
   StepFailed: 'step-failed',

@@ -21,10 +21,10 @@ export class StepRunner {
       await note(index, step.name, result.ok ? StepState.Succeeded : StepState.Failed);
       if (!result.ok) {
         context.events.emit(RunEventKind.StepFailed, null, `${label}: ${result.error}`);
-        return result;
+        return { ...result, failedStep: result.failedStep ?? step.name };
       }
       context.events.emit(RunEventKind.StepFinished, null, label);
     }
-    return { ok: true };
+    return { ok: true, summary: `Ran the ${pipeline.name} pipeline: ${pipeline.steps.map((s) => s.name).join('; ')}.` };
   }
 }

@@ -1,0 +1,84 @@
+import { Platform } from '../../platforms/platform.js';
+import { SERVICE_MARKER } from '../../platforms/service-marker.js';
+import { scrubSecrets } from '../../tickets/label-projection/secret-scrubber.js';
+
+/** What the run is, for the texts it leaves behind. */
+export interface RunFacts {
+  runId: string;
+  pipeline: string;
+  ticket: string;
+  /** The ticket's title (null when the tracker could not be read). */
+  title: string | null;
+  /** The ticket's web page, when known. */
+  ticketUrl: string | null;
+}
+
+export interface PublishedPullRequest {
+  repo: string;
+  url: string;
+  number: number;
+}
+
+/** One line, no control characters: a title is the ticket's own text and may carry anything. */
+function oneLine(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, ' ').replace(/\s+/g, ' ').trim();
+}
+
+/** The ticket's title, or a stand-in naming the ticket when it has none (or could not be read). */
+export function titleOf(facts: RunFacts): string {
+  const title = facts.title === null ? '' : oneLine(facts.title);
+  return title.length > 0 ? title.slice(0, 240) : `Ticket ${facts.ticket}`;
+}
+
+/** Contract: `<pipeline>: <ticket title> (<ticket>)`, trailers `Run-Id` and `Pipeline`. */
+export function commitMessage(facts: RunFacts): string {
+  return `${facts.pipeline}: ${titleOf(facts)} (${facts.ticket})\n\nRun-Id: ${facts.runId}\nPipeline: ${facts.pipeline}\n`;
+}
+
+/** Contract: `[wip] <pipeline> run <runId>`, trailers `Run-Id`, `Pipeline`, `Failed-Step`. */
+export function wipCommitMessage(facts: RunFacts, failedStep: string | null): string {
+  const step = oneLine(failedStep ?? 'unknown').slice(0, 200) || 'unknown';
+  return `[wip] ${facts.pipeline} run ${facts.runId}\n\nRun-Id: ${facts.runId}\nPipeline: ${facts.pipeline}\nFailed-Step: ${step}\n`;
+}
+
+/**
+ * The pull request's body (Markdown on all three hosts): the service marker, the ticket, the run,
+ * what it did (secrets scrubbed), and the other pull requests of a multi-repository run.
+ */
+export function pullRequestBody(facts: RunFacts, summary: string, related: readonly PublishedPullRequest[], secrets: readonly string[]): string {
+  const ticket = facts.ticketUrl ? `[${facts.ticket}](${facts.ticketUrl})` : `\`${facts.ticket}\``;
+  const lines = [
+    SERVICE_MARKER,
+    scrubSecrets(summary.trim() || `The ${facts.pipeline} pipeline changed this repository.`, secrets),
+    '',
+    `- Ticket: ${ticket}`,
+    `- Run: \`${facts.runId}\` (pipeline \`${facts.pipeline}\`)`,
+  ];
+  if (related.length > 0) {
+    lines.push('', 'Related pull requests of this run:', ...related.map((pr) => `- ${pr.repo}: ${pr.url}`));
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * The ticket comment of a successful run listing its pull requests, in the tracker's markup
+ * (Markdown on A/B, HTML on C, wiki markup on D), with the service marker and the run marker
+ * that lets it be posted once only.
+ */
+export function pullRequestsComment(platform: Platform, runMarker: string, facts: Pick<RunFacts, 'runId' | 'pipeline'>, prs: readonly PublishedPullRequest[]): string {
+  const markers = `${SERVICE_MARKER}\n${runMarker}`;
+  const heading = `Pipeline ${facts.pipeline} (run ${facts.runId}) opened ${prs.length === 1 ? 'a pull request' : `${prs.length} pull requests`}:`;
+  switch (platform) {
+    case Platform.AzureDevOps:
+      return [markers, `<p>${escapeHtml(heading)}</p>`, '<ul>', ...prs.map((pr) => `<li>${escapeHtml(pr.repo)}: <a href="${escapeHtml(pr.url)}">${escapeHtml(pr.url)}</a></li>`), '</ul>'].join('\n');
+    case Platform.Jira:
+      return [markers, heading, ...prs.map((pr) => `* ${pr.repo}: [${pr.url}]`)].join('\n');
+    case Platform.GitHub:
+    case Platform.GitLab:
+      return [markers, heading, '', ...prs.map((pr) => `- ${pr.repo}: ${pr.url}`)].join('\n');
+  }
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
