@@ -29,7 +29,7 @@ async function run(name: string) {
 describe('step runner with command pipelines', () => {
   it('runs the commands in order in the default sandbox', async () => {
     const { result, events } = await run('ok');
-    expect(result).toEqual({ ok: true });
+    expect(result).toEqual({ ok: true, summary: 'Ran the ok pipeline: echo first; echo second.' });
     expect(events.filter((e) => e.kind === 'stdout').map((e) => `${e.sandbox}:${e.text}`)).toEqual(['default:first', 'default:second']);
     expect(events.map((e) => e.kind)).toEqual([
       'sandbox-created', 'step-started', 'stdout', 'step-finished', 'step-started', 'stdout', 'step-finished', 'sandbox-destroyed',
@@ -38,7 +38,7 @@ describe('step runner with command pipelines', () => {
 
   it('stops at the first failing command and names it', async () => {
     const { result, events } = await run('bad');
-    expect(result).toEqual({ ok: false, error: '`false` exited with code 1 in sandbox default' });
+    expect(result).toEqual({ ok: false, error: '`false` exited with code 1 in sandbox default', failedStep: 'false' });
     expect(events.some((e) => e.text === 'third')).toBe(false);
   });
 
@@ -49,7 +49,7 @@ describe('step runner with command pipelines', () => {
   });
 
   it('fails built-ins this release does not implement, and unknown names', async () => {
-    expect((await run('security-scan')).result).toEqual({ ok: false, error: 'pipeline security-scan is not available in this release' });
+    expect((await run('security-scan')).result).toMatchObject({ ok: false, error: 'pipeline security-scan is not available in this release' });
     expect((await run('nope')).result.ok).toBe(false);
   });
 });
