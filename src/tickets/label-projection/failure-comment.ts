@@ -3,7 +3,7 @@ import { SERVICE_MARKER } from '../../platforms/service-marker.js';
 import { scrubSecrets } from './secret-scrubber.js';
 
 /** Kinds of comments the service posts once per run (the `ticket_comments.kind` column). */
-export const TicketCommentKind = { Failure: 'failure' } as const;
+export const TicketCommentKind = { Failure: 'failure', PullRequests: 'pull-requests' } as const;
 export type TicketCommentKind = (typeof TicketCommentKind)[keyof typeof TicketCommentKind];
 
 /** Hidden marker naming the run and kind a comment was posted for; found again to post it once only. */

@@ -1,6 +1,5 @@
 import { type DynamicModule, Module, type Provider } from '@nestjs/common';
 import { MetricsRegistryModule } from '../../metrics/metrics-registry.module.js';
-import { FailureCommentPoster } from './failure-comment.poster.js';
 import { HostRateLimiter } from './host-rate-limiter.service.js';
 import { HostRecoveryProbe } from './host-recovery.probe.js';
 import { DEFAULT_LABEL_PROJECTION_OPTIONS, LABEL_PROJECTION_OPTIONS, type LabelProjectionOptions } from './label-projection.options.js';
@@ -9,11 +8,12 @@ import { LifecycleLabelWriter } from './lifecycle-label.writer.js';
 import { ProjectionCatchUp } from './projection-catch-up.js';
 import { ProjectionEventsRecorder } from './projection-events.recorder.js';
 import { ProjectTrackerFactory } from './project-tracker.factory.js';
+import { RunCommentPoster } from './run-comment.poster.js';
 import { TicketCommentRecordsService } from './ticket-comment-records.service.js';
 
 const SERVICES: Provider[] = [
   HostRateLimiter, HostRecoveryProbe, ProjectTrackerFactory, LifecycleLabelWriter, TicketCommentRecordsService,
-  FailureCommentPoster, ProjectionEventsRecorder, LabelProjectionService, ProjectionCatchUp,
+  RunCommentPoster, ProjectionEventsRecorder, LabelProjectionService, ProjectionCatchUp,
 ];
 
 /**

@@ -6,13 +6,14 @@ import { TrackerError } from '../../platforms/tracker-client.js';
 import { lifecycleLabel } from '../lifecycle.js';
 import { type TicketKey, describeTicket } from '../ticket-key.js';
 import { type TransitionEvent, TicketLifecycleService } from '../ticket-lifecycle.service.js';
-import { type FailedRun, FailureCommentPoster } from './failure-comment.poster.js';
 import { HostRateLimiter } from './host-rate-limiter.service.js';
 import { HostRecoveryProbe, hostIdOf } from './host-recovery.probe.js';
 import { LABEL_PROJECTION_OPTIONS, type LabelProjectionOptions } from './label-projection.options.js';
 import { type LabelWriteResult, LifecycleLabelWriter } from './lifecycle-label.writer.js';
 import { type ProjectionEntry, UNPOSTED_COMMENT_KEEP_MS, entryId, hasWork } from './projection-entry.js';
 import { ProjectionEventsRecorder } from './projection-events.recorder.js';
+import { type RunComment, RunCommentPoster, runCommentKey } from './run-comment.poster.js';
+import { TicketCommentKind } from './failure-comment.js';
 import { type ProjectTracker, ProjectTrackerFactory } from './project-tracker.factory.js';
 import { collectSecrets, scrubSecrets } from './secret-scrubber.js';
 
@@ -61,7 +62,7 @@ export class LabelProjectionService implements OnModuleInit, OnApplicationShutdo
     private readonly lifecycle: TicketLifecycleService,
     private readonly trackers: ProjectTrackerFactory,
     private readonly writer: LifecycleLabelWriter,
-    private readonly comments: FailureCommentPoster,
+    private readonly comments: RunCommentPoster,
     private readonly events: ProjectionEventsRecorder,
     private readonly limiter: HostRateLimiter,
     private readonly recovery: HostRecoveryProbe,
@@ -101,7 +102,9 @@ export class LabelProjectionService implements OnModuleInit, OnApplicationShutdo
     entry.version++;
     const doneStatus = event.to === TicketState.Done ? this.doneStatusOf(event.key) : null;
     entry.doneStatus = doneStatus ? { runId: event.runId, status: doneStatus } : null;
-    if (event.to === TicketState.Failed) entry.comments.set(event.runId, { runId: event.runId, pipeline: event.pipeline, error: event.error });
+    if (event.to === TicketState.Failed) this.queueComment(entry, { kind: TicketCommentKind.Failure, runId: event.runId, pipeline: event.pipeline, error: event.error });
+    // The pull requests a successful run opened are listed on the ticket before its done status is set.
+    if (event.to === TicketState.Done) this.queueComment(entry, { kind: TicketCommentKind.PullRequests, runId: event.runId, pipeline: event.pipeline, error: null });
     entry.attempts = 0;
     entry.staleSince = null;
     this.kick(entry, 0);
@@ -114,7 +117,7 @@ export class LabelProjectionService implements OnModuleInit, OnApplicationShutdo
    * queued. Safe to repeat and on several replicas: an unchanged label is not written, the done
    * status is re-checked against the database and the tracker, a comment is posted once only.
    */
-  catchUp(key: TicketKey, current: { runId: string; state: TicketState } | null, comment: FailedRun | null, delayMs: number): void {
+  catchUp(key: TicketKey, current: { runId: string; state: TicketState } | null, comments: readonly RunComment[], delayMs: number): void {
     if (this.closing) return;
     const entry = this.entryFor(key);
     if (current && !entry.label) {
@@ -123,7 +126,7 @@ export class LabelProjectionService implements OnModuleInit, OnApplicationShutdo
     }
     const doneStatus = current?.state === TicketState.Done && !entry.doneStatus ? this.doneStatusOf(key) : null;
     if (current && doneStatus) entry.doneStatus = { runId: current.runId, status: doneStatus, ifStillTriggered: true };
-    if (comment && !entry.comments.has(comment.runId)) entry.comments.set(comment.runId, comment);
+    for (const comment of comments) if (!entry.comments.has(runCommentKey(comment))) this.queueComment(entry, comment);
     if (!entry.timer) this.kick(entry, delayMs); // a pending retry (or the stale round) takes the merged work
   }
 
@@ -162,6 +165,10 @@ export class LabelProjectionService implements OnModuleInit, OnApplicationShutdo
       this.entries.set(id, entry);
     }
     return entry;
+  }
+
+  private queueComment(entry: ProjectionEntry, comment: RunComment): void {
+    entry.comments.set(runCommentKey(comment), comment);
   }
 
   private doneStatusOf(key: TicketKey): string | null {
@@ -226,7 +233,7 @@ export class LabelProjectionService implements OnModuleInit, OnApplicationShutdo
       }
       // A failure comment is kept longer: no later transition would ever post it.
       if (staleMs > UNPOSTED_COMMENT_KEEP_MS && entry.comments.size > 0) {
-        this.logger.warn(`${describeTicket(entry.key)}: failure comment(s) of run(s) ${[...entry.comments.keys()].join(', ')} still not posted after ${Math.round(UNPOSTED_COMMENT_KEEP_MS / 86_400_000)} days; given up`);
+        this.logger.warn(`${describeTicket(entry.key)}: comment(s) ${[...entry.comments.keys()].join(', ')} still not posted after ${Math.round(UNPOSTED_COMMENT_KEEP_MS / 86_400_000)} days; given up`);
         entry.comments.clear();
       }
       if (!hasWork(entry)) {
@@ -252,14 +259,14 @@ export class LabelProjectionService implements OnModuleInit, OnApplicationShutdo
       tracker = resolved;
       entry.host = hostIdOf(resolved);
     } catch (error) {
-      const runId = entry.label?.runId ?? entry.doneStatus?.runId ?? [...entry.comments.keys()][0] ?? null;
+      const runId = entry.label?.runId ?? entry.doneStatus?.runId ?? [...entry.comments.values()][0]?.runId ?? null;
       if (runId) failures.push({ runId, what: 'tracker', error: error as Error });
     }
     if (tracker) {
       const readsTicket = entry.label !== null; // a label write always reads the ticket first
       await this.writeLabel(entry, tracker, failures);
-      await this.writeDoneStatus(entry, tracker, failures);
       await this.postComments(entry, tracker, failures);
+      await this.writeDoneStatus(entry, tracker, failures);
       if (failures.some(hostDown)) this.recovery.hostDown(tracker, entry.key.ticket);
       else if (failures.length === 0 && readsTicket) this.recovery.hostAnswered(tracker);
     }
@@ -295,6 +302,8 @@ export class LabelProjectionService implements OnModuleInit, OnApplicationShutdo
   private async writeDoneStatus(entry: ProjectionEntry, tracker: ProjectTracker, failures: Failure[]): Promise<void> {
     const done = entry.doneStatus;
     if (!done) return;
+    // The run's pull-request list goes first: while it is unposted (its failure is retried), the status waits.
+    if (entry.comments.has(runCommentKey({ kind: TicketCommentKind.PullRequests, runId: done.runId }))) return;
     try {
       // A retry may come after the ticket was triggered again (perhaps on another replica, whose
       // transitions this entry never hears): the done status belongs to that run's Done only.
@@ -320,12 +329,12 @@ export class LabelProjectionService implements OnModuleInit, OnApplicationShutdo
   }
 
   private async postComments(entry: ProjectionEntry, tracker: ProjectTracker, failures: Failure[]): Promise<void> {
-    for (const run of [...entry.comments.values()]) {
+    for (const [key, comment] of [...entry.comments]) {
       try {
-        await this.comments.postOnce(tracker, entry.key, run);
-        entry.comments.delete(run.runId);
+        await this.comments.postOnce(tracker, entry.key, comment);
+        entry.comments.delete(key);
       } catch (error) {
-        failures.push({ runId: run.runId, what: 'failure comment', error: error as Error });
+        failures.push({ runId: comment.runId, what: `${comment.kind} comment`, error: error as Error });
       }
     }
   }

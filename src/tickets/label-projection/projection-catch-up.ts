@@ -4,10 +4,10 @@ import type { TicketState } from '../../database/entities/ticket.entity.js';
 import type { Platform } from '../../platforms/platform.js';
 import { type TicketKey, describeTicket } from '../ticket-key.js';
 import { TicketCommentKind } from './failure-comment.js';
-import type { FailedRun } from './failure-comment.poster.js';
 import { LABEL_PROJECTION_OPTIONS, type LabelProjectionOptions } from './label-projection.options.js';
 import { LabelProjectionService } from './label-projection.service.js';
 import { UNPOSTED_COMMENT_KEEP_MS, entryId } from './projection-entry.js';
+import type { RunComment } from './run-comment.poster.js';
 
 export interface CatchUpSummary {
   tickets: number;
@@ -50,6 +50,20 @@ const UNPOSTED_COMMENTS_SQL = `
   LEFT JOIN ticket_comments c ON c.run_id = r.id AND c.kind = $3
   WHERE t.state = 'failed' AND t.updated_at > now() - $1 * interval '1 millisecond'
     AND c.state IS DISTINCT FROM 'posted'
+  ORDER BY t.updated_at DESC LIMIT $2`;
+
+/**
+ * Done tickets whose run opened pull requests and whose pull-request comment is not recorded as
+ * posted (the done status waits for it, so it is re-queued with the ticket's label).
+ */
+const UNPOSTED_PR_COMMENTS_SQL = `
+  SELECT t.platform, t.project, t.ticket, r.id AS run_id, r.pipeline, NULL AS error
+  FROM tickets t
+  JOIN runs r ON r.id = t.run_id
+  LEFT JOIN ticket_comments c ON c.run_id = r.id AND c.kind = $3
+  WHERE t.state = 'done' AND t.updated_at > now() - $1 * interval '1 millisecond'
+    AND c.state IS DISTINCT FROM 'posted'
+    AND EXISTS (SELECT 1 FROM pull_requests p WHERE p.run_id = r.id)
   ORDER BY t.updated_at DESC LIMIT $2`;
 
 /**
@@ -102,30 +116,35 @@ export class ProjectionCatchUp implements OnApplicationBootstrap, OnApplicationS
     const max = this.options.catchUpMaxTickets;
     const tickets: TicketRow[] = await this.db.dataSource.query(RECENT_TICKETS_SQL, [this.options.catchUpWindowMs, max]);
     const commentWindow = Math.max(this.options.catchUpWindowMs, UNPOSTED_COMMENT_KEEP_MS);
-    const comments: CommentRow[] = await this.db.dataSource.query(UNPOSTED_COMMENTS_SQL, [commentWindow, max, TicketCommentKind.Failure]);
+    const failures: CommentRow[] = await this.db.dataSource.query(UNPOSTED_COMMENTS_SQL, [commentWindow, max, TicketCommentKind.Failure]);
+    const listings: CommentRow[] = await this.db.dataSource.query(UNPOSTED_PR_COMMENTS_SQL, [commentWindow, max, TicketCommentKind.PullRequests]);
+    const comments = [
+      ...failures.map((row) => ({ row, kind: TicketCommentKind.Failure })),
+      ...listings.map((row) => ({ row, kind: TicketCommentKind.PullRequests })),
+    ];
     if (this.closing) return null;
 
-    const work = new Map<string, { key: TicketKey; current: TicketRow | null; comment: FailedRun | null }>();
+    const work = new Map<string, { key: TicketKey; current: TicketRow | null; comments: RunComment[] }>();
     const itemOf = (row: TicketRow | CommentRow) => {
       const key: TicketKey = { platform: row.platform, project: row.project, ticket: row.ticket };
       const id = entryId(key);
-      const item = work.get(id) ?? { key, current: null, comment: null };
+      const item = work.get(id) ?? { key, current: null, comments: [] };
       work.set(id, item);
       return item;
     };
     for (const row of tickets) itemOf(row).current = row;
-    for (const row of comments) itemOf(row).comment = { runId: row.run_id, pipeline: row.pipeline, error: row.error };
+    for (const { row, kind } of comments) itemOf(row).comments.push({ kind, runId: row.run_id, pipeline: row.pipeline, error: row.error });
 
     let delay = 0;
-    for (const { key, current, comment } of work.values()) {
-      this.projection.catchUp(key, current ? { runId: current.run_id, state: current.state } : null, comment, delay);
+    for (const { key, current, comments: queued } of work.values()) {
+      this.projection.catchUp(key, current ? { runId: current.run_id, state: current.state } : null, queued, delay);
       delay += this.options.catchUpSpacingMs;
     }
     const hours = Math.round(this.options.catchUpWindowMs / 3_600_000);
-    const capped = tickets.length >= max || comments.length >= max ? ` (capped at the newest ${max})` : '';
+    const capped = tickets.length >= max || failures.length >= max || listings.length >= max ? ` (capped at the newest ${max})` : '';
     this.logger.log(`catch-up after start: ${tickets.length} ticket(s) changed in the last ${hours} h re-checked, `
-      + `${comments.length} unposted failure comment(s) queued${capped}`
-      + (comments.length > 0 ? `: ${comments.slice(0, 5).map((c) => `${describeTicket(c)} run ${c.run_id}`).join(', ')}${comments.length > 5 ? ', …' : ''}` : ''));
+      + `${comments.length} unposted comment(s) queued${capped}`
+      + (comments.length > 0 ? `: ${comments.slice(0, 5).map(({ row, kind }) => `${describeTicket(row)} run ${row.run_id} (${kind})`).join(', ')}${comments.length > 5 ? ', …' : ''}` : ''));
     return { tickets: tickets.length, comments: comments.length };
   }
 }

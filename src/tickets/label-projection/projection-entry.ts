@@ -1,6 +1,6 @@
 import type { TicketState } from '../../database/entities/ticket.entity.js';
 import type { TicketKey } from '../ticket-key.js';
-import type { FailedRun } from './failure-comment.poster.js';
+import type { RunComment } from './run-comment.poster.js';
 
 /** The state a ticket's label should show, from the latest transition heard. */
 export interface DesiredLabel {
@@ -33,7 +33,8 @@ export interface ProjectionEntry {
   version: number;
   /** `done_status` to set for this run's success, while the ticket is still Done. */
   doneStatus: DoneStatus | null;
-  comments: Map<string, FailedRun>;
+  /** Comments still to post, by `runCommentKey` (failure comments; a Done run's pull-request list). */
+  comments: Map<string, RunComment>;
   /** Failed background attempts since the last transition. */
   attempts: number;
   timer: NodeJS.Timeout | null;

@@ -1,4 +1,3 @@
-import { Platform } from '../../platforms/platform.js';
 import { SERVICE_MARKER } from '../../platforms/service-marker.js';
 import { scrubSecrets } from '../../tickets/label-projection/secret-scrubber.js';
 
@@ -58,27 +57,4 @@ export function pullRequestBody(facts: RunFacts, summary: string, related: reado
     lines.push('', 'Related pull requests of this run:', ...related.map((pr) => `- ${pr.repo}: ${pr.url}`));
   }
   return `${lines.join('\n')}\n`;
-}
-
-/**
- * The ticket comment of a successful run listing its pull requests, in the tracker's markup
- * (Markdown on A/B, HTML on C, wiki markup on D), with the service marker and the run marker
- * that lets it be posted once only.
- */
-export function pullRequestsComment(platform: Platform, runMarker: string, facts: Pick<RunFacts, 'runId' | 'pipeline'>, prs: readonly PublishedPullRequest[]): string {
-  const markers = `${SERVICE_MARKER}\n${runMarker}`;
-  const heading = `Pipeline ${facts.pipeline} (run ${facts.runId}) opened ${prs.length === 1 ? 'a pull request' : `${prs.length} pull requests`}:`;
-  switch (platform) {
-    case Platform.AzureDevOps:
-      return [markers, `<p>${escapeHtml(heading)}</p>`, '<ul>', ...prs.map((pr) => `<li>${escapeHtml(pr.repo)}: <a href="${escapeHtml(pr.url)}">${escapeHtml(pr.url)}</a></li>`), '</ul>'].join('\n');
-    case Platform.Jira:
-      return [markers, heading, ...prs.map((pr) => `* ${pr.repo}: [${pr.url}]`)].join('\n');
-    case Platform.GitHub:
-    case Platform.GitLab:
-      return [markers, heading, '', ...prs.map((pr) => `- ${pr.repo}: ${pr.url}`)].join('\n');
-  }
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
