@@ -16,7 +16,9 @@ import { basicCredentials, json, notFound, StandInServer, type RecordedRequest, 
  * - comments (`workItems/{id}/comments`, api-version `7.1-preview.4`) are paged with `$top` and
  *   `continuationToken`; WIQL (`POST _apis/wit/wiql`) understands the subset the client emits
  *   (`[System.State] IN (…)`, `[System.Tags] CONTAINS '…'`, AND-ed); `GET workitems?ids=` is
- *   the batch read.
+ *   the batch read and answers only the `fields` asked for;
+ * - `_links` (with `html`, the work item's web page) only with `$expand=links|all`; `$expand`
+ *   together with `fields` is a 400, as on the service.
  */
 
 export interface AdoWorkItemState {
@@ -51,8 +53,13 @@ export class AzureDevOpsStandIn extends StandInServer {
     return `${this.url}/${this.organization}`;
   }
 
-  addWorkItem(id: number, state: string, tags: string[] = []): AdoWorkItemState {
-    const item: AdoWorkItemState = { id, rev: 1, fields: { 'System.State': state, 'System.TeamProject': this.project }, comments: [] };
+  /** The organization's web address, as `_links.html` spells it (nothing serves it here). */
+  get webOrganizationUrl(): string {
+    return `https://dev.azure.com/${this.organization}`;
+  }
+
+  addWorkItem(id: number, state: string, tags: string[] = [], title = `Work item ${id}`): AdoWorkItemState {
+    const item: AdoWorkItemState = { id, rev: 1, fields: { 'System.State': state, 'System.TeamProject': this.project, 'System.Title': title }, comments: [] };
     setTags(item, tags);
     this.items.set(id, item);
     return item;
@@ -87,7 +94,7 @@ export class AzureDevOpsStandIn extends StandInServer {
     if (s.length === 5 && req.method === 'GET') return this.batch(req);
     const item = this.items.get(Number(s[5]));
     if (!item) return notFound({ message: `TF401232: Work item ${s[5]} does not exist, or you do not have permissions to read it.` });
-    if (s.length === 6 && req.method === 'GET') return json(200, this.render(item));
+    if (s.length === 6 && req.method === 'GET') return json(200, this.render(item, { links: expandsLinks(req.query) }));
     if (s.length === 6 && req.method === 'PATCH') return this.patch(item, req);
     if (s.length === 7 && s[6] === 'comments') return this.comments(item, req);
     return notFound();
@@ -173,20 +180,42 @@ export class AzureDevOpsStandIn extends StandInServer {
   private batch(req: RecordedRequest): StandInResponse {
     const ids = (req.query.get('ids') ?? '').split(',').filter(Boolean).map(Number);
     if (ids.length === 0 || ids.length > 200) return json(400, { message: 'The number of ids must be between 1 and 200.' });
+    const fields = req.query.get('fields');
+    const links = expandsLinks(req.query);
+    if (fields !== null && req.query.get('$expand') !== null) {
+      return json(400, { message: 'The expand parameter can not be used with the fields parameter.' });
+    }
     const omit = req.query.get('errorPolicy')?.toLowerCase() === 'omit';
     const missing = ids.filter((id) => !this.items.has(id));
     if (missing.length > 0 && !omit) return notFound({ message: `TF401232: Work item ${missing[0]} does not exist.` });
-    const value = ids.map((id) => this.items.get(id)).map((item) => (item ? this.render(item) : null));
+    const value = ids.map((id) => this.items.get(id)).map((item) => (item ? this.render(item, { links, fields: fields?.split(',') }) : null));
     return json(200, { count: value.length, value });
   }
 
-  private render(item: AdoWorkItemState): Record<string, unknown> {
-    return { id: item.id, rev: item.rev, fields: { ...item.fields }, url: `${this.organizationUrl}/_apis/wit/workItems/${item.id}` };
+  /** `fields` limits the fields answered; `_links` only with `$expand=links|all`. */
+  private render(item: AdoWorkItemState, opts: { links?: boolean; fields?: string[] } = {}): Record<string, unknown> {
+    const wanted = opts.fields?.map((f) => f.trim().toLowerCase());
+    const fields = Object.fromEntries(Object.entries(item.fields).filter(([name]) => wanted === undefined || wanted.includes(name.toLowerCase())));
+    const apiUrl = `${this.organizationUrl}/_apis/wit/workItems/${item.id}`;
+    return {
+      id: item.id,
+      rev: item.rev,
+      fields,
+      ...(opts.links
+        ? { _links: { self: { href: apiUrl }, html: { href: `${this.webOrganizationUrl}/${encodeURIComponent(this.project)}/_workitems/edit/${item.id}` } } }
+        : {}),
+      url: apiUrl,
+    };
   }
 
   private renderComment(item: AdoWorkItemState, c: AdoWorkItemState['comments'][number]): Record<string, unknown> {
     return { workItemId: item.id, id: c.id, version: 1, text: c.text, createdBy: { displayName: 'Pipeline Bot', uniqueName: c.uniqueName } };
   }
+}
+
+function expandsLinks(query: URLSearchParams): boolean {
+  const expand = query.get('$expand')?.toLowerCase();
+  return expand === 'links' || expand === 'all';
 }
 
 function splitTags(tags: string | undefined): string[] {

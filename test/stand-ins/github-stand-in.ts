@@ -42,10 +42,15 @@ export class GitHubStandIn extends StandInServer {
     return this.url;
   }
 
-  addIssue(number: number, labels: string[] = [], opts: { state?: 'open' | 'closed'; isPullRequest?: boolean } = {}): GitHubIssueState {
+  /** The repository's web page, as `html_url`s spell it (github.com: nothing serves it here). */
+  get webUrl(): string {
+    return `https://github.com/${this.owner}/${this.repo}`;
+  }
+
+  addIssue(number: number, labels: string[] = [], opts: { state?: 'open' | 'closed'; isPullRequest?: boolean; title?: string } = {}): GitHubIssueState {
     const issue: GitHubIssueState = {
       number,
-      title: `Issue ${number}`,
+      title: opts.title ?? `Issue ${number}`,
       state: opts.state ?? 'open',
       labels: [...labels],
       isPullRequest: opts.isPullRequest ?? false,
@@ -160,6 +165,8 @@ export class GitHubStandIn extends StandInServer {
 
   private render(issue: GitHubIssueState): Record<string, unknown> {
     return {
+      url: `${this.url}/repos/${this.owner}/${this.repo}/issues/${issue.number}`,
+      html_url: `${this.webUrl}/${issue.isPullRequest ? 'pull' : 'issues'}/${issue.number}`,
       number: issue.number,
       title: issue.title,
       state: issue.state,

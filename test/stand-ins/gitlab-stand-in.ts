@@ -15,6 +15,7 @@ import { intParam, json, notFound, pageOf, StandInServer, type RecordedRequest, 
 
 export interface GitLabIssueState {
   iid: number;
+  title: string;
   state: 'opened' | 'closed';
   labels: string[];
   notes: { id: number; body: string; username: string; system: boolean }[];
@@ -38,8 +39,13 @@ export class GitLabStandIn extends StandInServer {
     return `${this.url}/api/v4`;
   }
 
-  addIssue(iid: number, labels: string[] = [], state: 'opened' | 'closed' = 'opened'): GitLabIssueState {
-    const issue: GitLabIssueState = { iid, state, labels: [...labels], notes: [] };
+  /** The project's web page, as `web_url`s spell it (nothing serves it here). */
+  get webUrl(): string {
+    return `https://gitlab.example/${this.projectPath}`;
+  }
+
+  addIssue(iid: number, labels: string[] = [], state: 'opened' | 'closed' = 'opened', title = `Issue ${iid}`): GitLabIssueState {
+    const issue: GitLabIssueState = { iid, title, state, labels: [...labels], notes: [] };
     this.issues.set(iid, issue);
     return issue;
   }
@@ -80,6 +86,7 @@ export class GitLabStandIn extends StandInServer {
     const remove = splitLabels(body['remove_labels']).map((l) => l.toLowerCase());
     for (const label of add) if (!issue.labels.some((l) => l.toLowerCase() === label.toLowerCase())) issue.labels.push(label);
     issue.labels = issue.labels.filter((l) => !remove.includes(l.toLowerCase()));
+    if (typeof body['title'] === 'string') issue.title = body['title'];
     if (body['state_event'] === 'close') issue.state = 'closed';
     if (body['state_event'] === 'reopen') issue.state = 'opened';
     const added = issue.labels.filter((l) => !before.includes(l));
@@ -123,7 +130,16 @@ export class GitLabStandIn extends StandInServer {
   }
 
   private render(issue: GitLabIssueState): Record<string, unknown> {
-    return { id: 9000 + issue.iid, iid: issue.iid, project_id: this.projectId, state: issue.state, labels: [...issue.labels], user_notes_count: issue.notes.filter((n) => !n.system).length };
+    return {
+      id: 9000 + issue.iid,
+      iid: issue.iid,
+      project_id: this.projectId,
+      title: issue.title,
+      state: issue.state,
+      labels: [...issue.labels],
+      user_notes_count: issue.notes.filter((n) => !n.system).length,
+      web_url: `${this.webUrl}/-/issues/${issue.iid}`,
+    };
   }
 
   private renderNote(note: GitLabIssueState['notes'][number]): Record<string, unknown> {
