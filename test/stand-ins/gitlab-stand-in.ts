@@ -1,8 +1,11 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { intParam, json, notFound, pageOf, StandInServer, type RecordedRequest, type StandInResponse } from './stand-in-server.js';
+import { CodeHostStandIn } from './code-host-stand-in.js';
+import { GitLabMergeRequests, type GitLabMergeRequestState } from './gitlab-merge-requests.js';
+import { intParam, json, notFound, pageOf, type RecordedRequest, type StandInResponse } from './stand-in-server.js';
 
 /**
- * GitLab REST v4 stand-in for one project's issues, under `/api/v4`. Semantics kept:
+ * GitLab REST v4 stand-in for one project, under `/api/v4`: its issues, `GET /projects/:id`
+ * (with `default_branch`) and its merge requests (gitlab-merge-requests.ts). Semantics kept:
  * - the project is addressed by its URL-encoded full path (`group%2Fproject`) or numeric id;
  * - `PUT /projects/:id/issues/:iid` takes `add_labels` / `remove_labels` (comma-separated, or
  *   arrays) and `labels` (replace all); removing an absent label is not an error; there is no
@@ -21,8 +24,9 @@ export interface GitLabIssueState {
   notes: { id: number; body: string; username: string; system: boolean }[];
 }
 
-export class GitLabStandIn extends StandInServer {
+export class GitLabStandIn extends CodeHostStandIn {
   readonly issues = new Map<number, GitLabIssueState>();
+  readonly mergeRequests = new GitLabMergeRequests(this);
   private nextNoteId = 500;
 
   constructor(
@@ -50,6 +54,27 @@ export class GitLabStandIn extends StandInServer {
     return issue;
   }
 
+  get pullRequests(): GitLabMergeRequestState[] {
+    return [...this.mergeRequests.all.values()];
+  }
+
+  pullRequest(iid: number): GitLabMergeRequestState {
+    return this.mergeRequests.get(iid);
+  }
+
+  mergePullRequest(iid: number): void {
+    this.mergeRequests.get(iid).state = 'merged';
+  }
+
+  closePullRequest(iid: number): void {
+    this.mergeRequests.get(iid).state = 'closed';
+  }
+
+  /** GitLab's transitional state while a merge is in progress. */
+  lockMergeRequest(iid: number): void {
+    this.mergeRequests.get(iid).state = 'locked';
+  }
+
   concurrentEdit(iid: number, mutate: (issue: GitLabIssueState) => void): void {
     const issue = this.issues.get(iid);
     if (!issue) throw new Error(`no issue ${iid}`);
@@ -65,9 +90,11 @@ export class GitLabStandIn extends StandInServer {
     return { message: '401 Unauthorized' };
   }
 
-  protected route(req: RecordedRequest, s: string[]): StandInResponse {
+  protected serve(req: RecordedRequest, s: string[]): StandInResponse {
     if (s[0] !== 'api' || s[1] !== 'v4' || s[2] !== 'projects') return notFound({ error: '404 Not Found' });
     if (s[3] !== this.projectPath && s[3] !== String(this.projectId)) return notFound({ message: '404 Project Not Found' });
+    if (s.length === 4 && req.method === 'GET') return json(200, this.renderProject());
+    if (s[4] === 'merge_requests') return this.mergeRequests.route(req, s.slice(5));
     if (s[4] !== 'issues') return notFound({ error: '404 Not Found' });
     if (s.length === 5 && req.method === 'GET') return this.list(req);
     const issue = this.issues.get(Number(s[5]));
@@ -122,11 +149,22 @@ export class GitLabStandIn extends StandInServer {
     return this.paged(req, matching);
   }
 
-  private paged(req: RecordedRequest, items: unknown[]): StandInResponse {
+  /** Offset pages with `X-Next-Page`, `X-Page`, `X-Total`. */
+  paged(req: RecordedRequest, items: unknown[]): StandInResponse {
     const perPage = Math.min(100, intParam(req.query, 'per_page', 20));
     const page = intParam(req.query, 'page', 1);
     const { items: slice, hasNext } = pageOf(items, page, perPage);
     return json(200, slice, { 'x-page': String(page), 'x-per-page': String(perPage), 'x-total': String(items.length), 'x-next-page': hasNext ? String(page + 1) : '' });
+  }
+
+  private renderProject(): Record<string, unknown> {
+    return {
+      id: this.projectId,
+      name: this.projectPath.split('/').at(-1),
+      path_with_namespace: this.projectPath,
+      default_branch: this.defaultBranch,
+      web_url: this.webUrl,
+    };
   }
 
   private render(issue: GitLabIssueState): Record<string, unknown> {
