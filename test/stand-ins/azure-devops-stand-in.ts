@@ -1,9 +1,12 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { basicCredentials, json, notFound, StandInServer, type RecordedRequest, type StandInResponse } from './stand-in-server.js';
+import { AdoPullRequests, type AdoPullRequestState } from './azure-devops-pull-requests.js';
+import { CodeHostStandIn } from './code-host-stand-in.js';
+import { basicCredentials, json, notFound, type RecordedRequest, type StandInResponse } from './stand-in-server.js';
 
 /**
- * Azure DevOps Work Item Tracking stand-in for one organization and team project, under
- * `/{org}/{project}/_apis/wit/…`. Semantics kept:
+ * Azure DevOps stand-in for one organization and team project: Work Item Tracking under
+ * `/{org}/{project}/_apis/wit/…`, and one Git repository with its pull requests under
+ * `/{org}/{project}/_apis/git/repositories/{repo}` (azure-devops-pull-requests.ts). Semantics kept:
  * - every request needs `api-version` (400 otherwise) and Basic auth whose password is the PAT
  *   (any user name, as on the real service): 401 otherwise;
  * - `rev` is incremented on every change (field patch, comment);
@@ -30,8 +33,9 @@ export interface AdoWorkItemState {
 
 type PatchOp = { op?: string; path?: string; value?: unknown };
 
-export class AzureDevOpsStandIn extends StandInServer {
+export class AzureDevOpsStandIn extends CodeHostStandIn {
   readonly items = new Map<number, AdoWorkItemState>();
+  readonly git = new AdoPullRequests(this);
   /** Status answered for a failed `test` operation. */
   testFailureStatus: 409 | 412 = 412;
   states = ['New', 'Ready for Agent', 'Active', 'Resolved', 'Closed'];
@@ -44,6 +48,8 @@ export class AzureDevOpsStandIn extends StandInServer {
     readonly organization = 'acme',
     readonly project = 'Shop',
     readonly uniqueName = 'pipeline-bot@acme.example',
+    /** The Git repository in the project. */
+    readonly repository = 'shop-web',
   ) {
     super();
   }
@@ -63,6 +69,27 @@ export class AzureDevOpsStandIn extends StandInServer {
     setTags(item, tags);
     this.items.set(id, item);
     return item;
+  }
+
+  /** The repository's web address, the URL to configure as a repo's `url`. */
+  get repositoryWebUrl(): string {
+    return `${this.webOrganizationUrl}/${encodeURIComponent(this.project)}/_git/${encodeURIComponent(this.repository)}`;
+  }
+
+  get pullRequests(): AdoPullRequestState[] {
+    return [...this.git.all.values()];
+  }
+
+  pullRequest(id: number): AdoPullRequestState {
+    return this.git.get(id);
+  }
+
+  mergePullRequest(id: number): void {
+    this.git.get(id).status = 'completed';
+  }
+
+  closePullRequest(id: number): void {
+    this.git.get(id).status = 'abandoned';
   }
 
   tagsOf(id: number): string[] {
@@ -85,9 +112,10 @@ export class AzureDevOpsStandIn extends StandInServer {
     return { message: 'TF400813: The user is not authorized to access this resource.' };
   }
 
-  protected route(req: RecordedRequest, s: string[]): StandInResponse {
-    if (s[0] !== this.organization || s[1] !== this.project || s[2]?.toLowerCase() !== '_apis' || s[3] !== 'wit') return notFound({ message: 'project not found' });
+  protected serve(req: RecordedRequest, s: string[]): StandInResponse {
+    if (s[0] !== this.organization || s[1] !== this.project || s[2]?.toLowerCase() !== '_apis' || (s[3] !== 'wit' && s[3] !== 'git')) return notFound({ message: 'project not found' });
     if (!req.query.get('api-version')) return json(400, { message: 'No api-version was supplied for the request.' });
+    if (s[3] === 'git') return this.git.route(req, s.slice(4));
     const resource = s[4]?.toLowerCase();
     if (resource === 'wiql' && req.method === 'POST') return this.wiql(req);
     if (resource !== 'workitems') return notFound();
