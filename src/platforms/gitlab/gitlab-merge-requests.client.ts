@@ -95,8 +95,9 @@ export class GitLabMergeRequestsClient implements PullRequestHost {
       const said = describeRefusal(res.body as GitLabRefusal);
       if (res.status !== 409 || !/already exists/i.test(said)) throw refusal(this.platform, this.repository, `${what}: HTTP ${res.status}: ${said}`, res.status);
       const existing = await this.findOpen(draft.head, draft.base);
-      // Closed between GitLab's answer and our look-up: a later attempt can open a new one.
-      if (!existing) throw refusal(this.platform, this.repository, `${what}: GitLab says one already exists (${said}), yet none is open`, 409, true);
+      // GitLab's message speaks of the source branch alone: should the open one target another
+      // branch, findOpen cannot see it, and a retry would not change that.
+      if (!existing) throw refusal(this.platform, this.repository, `${what}: GitLab says one already exists (${said}), yet none is open into ${draft.base}`, 409);
       return { pullRequest: existing, created: false };
     });
   }
