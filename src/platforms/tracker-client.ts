@@ -21,6 +21,10 @@ export interface TicketSnapshot {
   ticket: string;
   status: string | null;
   labels: string[];
+  /** The ticket's title (Jira: summary); publishing uses it for the commit message and PR title. */
+  title: string | null;
+  /** The ticket's web page (not its API URL), linked from pull request bodies. */
+  url: string | null;
   /**
    * The token a conditional write must carry: GitHub `ETag`, Azure DevOps `rev`. `null` on
    * GitLab and Jira (no conditional update exists there) and in `listTickets` results of

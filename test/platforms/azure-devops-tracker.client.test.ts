@@ -26,11 +26,19 @@ describe('AzureDevOpsTrackerClient against the Azure DevOps stand-in', () => {
   });
   afterEach(() => standIn.stop());
 
-  it('reads state, tags and rev with Basic auth (empty user, PAT as password)', async () => {
-    await expect(client.readTicket('101')).resolves.toEqual({ ticket: '101', status: 'Ready for Agent', labels: ['frontend', 'service:pending'], concurrencyToken: '1' });
+  it('reads state, tags, title, web link and rev with Basic auth (empty user, PAT as password)', async () => {
+    await expect(client.readTicket('101')).resolves.toEqual({
+      ticket: '101',
+      status: 'Ready for Agent',
+      labels: ['frontend', 'service:pending'],
+      title: 'Work item 101',
+      url: 'https://dev.azure.com/acme/Shop/_workitems/edit/101',
+      concurrencyToken: '1',
+    });
     const req = standIn.requests[0]!;
     expect(req.path).toBe('/acme/Shop/_apis/wit/workitems/101');
     expect(req.query.get('api-version')).toBe('7.1');
+    expect(req.query.get('$expand')).toBe('links');
     expect(req.headers.authorization).toBe(`Basic ${Buffer.from(`:${PAT}`).toString('base64')}`);
   });
 
@@ -98,6 +106,8 @@ describe('AzureDevOpsTrackerClient against the Azure DevOps stand-in', () => {
     standIn.items.get(101)!.fields['System.Tags'] = 'frontend; security';
     const found = await client.listTickets({ statuses: ['Ready for Agent', 'Active'], labels: ['security'] });
     expect(found.map((t) => t.ticket)).toEqual(['101', '102', '103']);
+    // A batch read cannot expand links next to `fields`: the web page is built from the organization URL.
+    expect(found[1]).toMatchObject({ title: 'Work item 102', url: `${standIn.organizationUrl}/Shop/_workitems/edit/102` });
     const wiql = standIn.requests.find((r) => r.path.endsWith('/wiql'))!;
     expect((wiql.body as { query: string }).query).toBe(buildWiql({ statuses: ['Ready for Agent', 'Active'], labels: ['security'] }));
     await expect(client.replaceLifecycleLabel('103', 'service:enqueued', found[2]!)).resolves.toEqual({ outcome: 'Updated' });

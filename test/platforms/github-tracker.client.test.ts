@@ -27,9 +27,16 @@ describe('GitHubTrackerClient against the GitHub stand-in', () => {
   });
   afterEach(() => standIn.stop());
 
-  it('reads labels, status and the ETag with the documented headers', async () => {
+  it('reads labels, status, title, web page and the ETag with the documented headers', async () => {
+    standIn.issues.get(42)!.title = 'Checkout rounds totals twice';
     const read = await client.readTicket('42');
-    expect(read).toMatchObject({ ticket: '42', status: 'ready-for-agent', labels: ['bug', 'ready-for-agent', 'service:pending'] });
+    expect(read).toMatchObject({
+      ticket: '42',
+      status: 'ready-for-agent',
+      labels: ['bug', 'ready-for-agent', 'service:pending'],
+      title: 'Checkout rounds totals twice',
+      url: 'https://github.com/acme/shop-web/issues/42',
+    });
     expect(read.concurrencyToken).toMatch(/^W\/".+"$/);
     const req = standIn.requests[0]!;
     expect(req.path).toBe('/repos/acme/shop-web/issues/42');
@@ -160,7 +167,7 @@ describe('GitHubTrackerClient against the GitHub stand-in', () => {
     standIn.issues.get(42)!.labels.push('security');
     const all = await client.listTickets({ statuses: ['ready-for-agent', 'needs-info'], labels: ['security'] });
     expect(all.map((t) => t.ticket)).toEqual(['7', '42']);
-    expect(all.find((t) => t.ticket === '7')!.status).toBe('needs-info');
+    expect(all.find((t) => t.ticket === '7')).toMatchObject({ status: 'needs-info', title: 'Issue 7', url: 'https://github.com/acme/shop-web/issues/7', concurrencyToken: null });
   });
 
   it('paginates the issue list by the Link header', async () => {

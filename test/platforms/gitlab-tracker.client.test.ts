@@ -32,8 +32,15 @@ describe('GitLabTrackerClient against the GitLab stand-in', () => {
     expect(parseGitLabRepoUrl('https://gitlab.com/a/b/-/issues/3').apiBase).toBe('https://gitlab.com/api/v4');
   });
 
-  it('reads an issue by URL-encoded project path with PRIVATE-TOKEN', async () => {
-    await expect(client.readTicket('3')).resolves.toEqual({ ticket: '3', status: 'ready-for-agent', labels: ['backend', 'ready-for-agent'], concurrencyToken: null });
+  it('reads an issue (title and web link too) by URL-encoded project path with PRIVATE-TOKEN', async () => {
+    await expect(client.readTicket('3')).resolves.toEqual({
+      ticket: '3',
+      status: 'ready-for-agent',
+      labels: ['backend', 'ready-for-agent'],
+      title: 'Issue 3',
+      url: 'https://gitlab.example/fin/billing/-/issues/3',
+      concurrencyToken: null,
+    });
     const req = standIn.requests[0]!;
     expect(req.path).toBe('/api/v4/projects/fin%2Fbilling/issues/3');
     expect(req.headers['private-token']).toBe(TOKEN);
@@ -91,7 +98,7 @@ describe('GitLabTrackerClient against the GitLab stand-in', () => {
     standIn.addIssue(201, ['ready-for-agent', 'security'], 'closed');
     const found = await client.listTickets({ statuses: ['ready-for-agent', 'done'], labels: ['security'] });
     expect(found).toHaveLength(106);
-    expect(found.at(-1)).toMatchObject({ ticket: '200', status: 'done' });
+    expect(found.at(-1)).toMatchObject({ ticket: '200', status: 'done', title: 'Issue 200', url: 'https://gitlab.example/fin/billing/-/issues/200' });
     expect(found.some((t) => t.ticket === '3' || t.ticket === '201')).toBe(false);
   });
 

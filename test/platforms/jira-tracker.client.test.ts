@@ -27,11 +27,18 @@ describe('JiraTrackerClient against the Jira stand-in', () => {
   });
   afterEach(() => standIn.stop());
 
-  it('reads status and labels with Basic user:api-token', async () => {
-    await expect(client.readTicket('BILL-12')).resolves.toEqual({ ticket: 'BILL-12', status: 'Ready for Agent', labels: ['payments', 'service:pending'], concurrencyToken: null });
+  it('reads status, labels, summary and the browse link with Basic user:api-token', async () => {
+    await expect(client.readTicket('BILL-12')).resolves.toEqual({
+      ticket: 'BILL-12',
+      status: 'Ready for Agent',
+      labels: ['payments', 'service:pending'],
+      title: 'Issue BILL-12',
+      url: `${standIn.siteUrl}/browse/BILL-12`,
+      concurrencyToken: null,
+    });
     const req = standIn.requests[0]!;
     expect(req.path).toBe('/rest/api/2/issue/BILL-12');
-    expect(req.query.get('fields')).toBe('status,labels');
+    expect(req.query.get('fields')).toBe('status,labels,summary');
     expect(req.headers.authorization).toBe(`Basic ${Buffer.from(`${USER}:${API_TOKEN}`).toString('base64')}`);
   });
 
@@ -85,6 +92,7 @@ describe('JiraTrackerClient against the Jira stand-in', () => {
     standIn.issues.get('BILL-12')!.labels.push('security');
     const found = await client.listTickets({ statuses: ['Ready for Agent'], labels: ['security'] });
     expect(found.map((t) => t.ticket)).toEqual(['BILL-12', 'BILL-14']);
+    expect(found[0]).toMatchObject({ title: 'Issue BILL-12', url: `${standIn.siteUrl}/browse/BILL-12` });
     await client.listTickets({ statuses: ['Ready for Agent'] });
     const searches = standIn.requests.filter((r) => r.path.startsWith('/rest/api/2/search')).map((r) => r.path);
     expect(searches).toEqual(['/rest/api/2/search', '/rest/api/2/search/jql', '/rest/api/2/search/jql']);

@@ -1,9 +1,12 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { basicCredentials, json, notFound, StandInServer, type RecordedRequest, type StandInResponse } from './stand-in-server.js';
+import { AdoPullRequests, type AdoPullRequestState } from './azure-devops-pull-requests.js';
+import { CodeHostStandIn } from './code-host-stand-in.js';
+import { basicCredentials, json, notFound, type RecordedRequest, type StandInResponse } from './stand-in-server.js';
 
 /**
- * Azure DevOps Work Item Tracking stand-in for one organization and team project, under
- * `/{org}/{project}/_apis/wit/…`. Semantics kept:
+ * Azure DevOps stand-in for one organization and team project: Work Item Tracking under
+ * `/{org}/{project}/_apis/wit/…`, and one Git repository with its pull requests under
+ * `/{org}/{project}/_apis/git/repositories/{repo}` (azure-devops-pull-requests.ts). Semantics kept:
  * - every request needs `api-version` (400 otherwise) and Basic auth whose password is the PAT
  *   (any user name, as on the real service): 401 otherwise;
  * - `rev` is incremented on every change (field patch, comment);
@@ -16,7 +19,9 @@ import { basicCredentials, json, notFound, StandInServer, type RecordedRequest, 
  * - comments (`workItems/{id}/comments`, api-version `7.1-preview.4`) are paged with `$top` and
  *   `continuationToken`; WIQL (`POST _apis/wit/wiql`) understands the subset the client emits
  *   (`[System.State] IN (…)`, `[System.Tags] CONTAINS '…'`, AND-ed); `GET workitems?ids=` is
- *   the batch read.
+ *   the batch read and answers only the `fields` asked for;
+ * - `_links` (with `html`, the work item's web page) only with `$expand=links|all`; `$expand`
+ *   together with `fields` is a 400, as on the service.
  */
 
 export interface AdoWorkItemState {
@@ -28,8 +33,9 @@ export interface AdoWorkItemState {
 
 type PatchOp = { op?: string; path?: string; value?: unknown };
 
-export class AzureDevOpsStandIn extends StandInServer {
+export class AzureDevOpsStandIn extends CodeHostStandIn {
   readonly items = new Map<number, AdoWorkItemState>();
+  readonly git = new AdoPullRequests(this);
   /** Status answered for a failed `test` operation. */
   testFailureStatus: 409 | 412 = 412;
   states = ['New', 'Ready for Agent', 'Active', 'Resolved', 'Closed'];
@@ -42,6 +48,8 @@ export class AzureDevOpsStandIn extends StandInServer {
     readonly organization = 'acme',
     readonly project = 'Shop',
     readonly uniqueName = 'pipeline-bot@acme.example',
+    /** The Git repository in the project. */
+    readonly repository = 'shop-web',
   ) {
     super();
   }
@@ -51,11 +59,37 @@ export class AzureDevOpsStandIn extends StandInServer {
     return `${this.url}/${this.organization}`;
   }
 
-  addWorkItem(id: number, state: string, tags: string[] = []): AdoWorkItemState {
-    const item: AdoWorkItemState = { id, rev: 1, fields: { 'System.State': state, 'System.TeamProject': this.project }, comments: [] };
+  /** The organization's web address, as `_links.html` spells it (nothing serves it here). */
+  get webOrganizationUrl(): string {
+    return `https://dev.azure.com/${this.organization}`;
+  }
+
+  addWorkItem(id: number, state: string, tags: string[] = [], title = `Work item ${id}`): AdoWorkItemState {
+    const item: AdoWorkItemState = { id, rev: 1, fields: { 'System.State': state, 'System.TeamProject': this.project, 'System.Title': title }, comments: [] };
     setTags(item, tags);
     this.items.set(id, item);
     return item;
+  }
+
+  /** The repository's web address, the URL to configure as a repo's `url`. */
+  get repositoryWebUrl(): string {
+    return `${this.webOrganizationUrl}/${encodeURIComponent(this.project)}/_git/${encodeURIComponent(this.repository)}`;
+  }
+
+  get pullRequests(): AdoPullRequestState[] {
+    return [...this.git.all.values()];
+  }
+
+  pullRequest(id: number): AdoPullRequestState {
+    return this.git.get(id);
+  }
+
+  mergePullRequest(id: number): void {
+    this.git.get(id).status = 'completed';
+  }
+
+  closePullRequest(id: number): void {
+    this.git.get(id).status = 'abandoned';
   }
 
   tagsOf(id: number): string[] {
@@ -78,16 +112,17 @@ export class AzureDevOpsStandIn extends StandInServer {
     return { message: 'TF400813: The user is not authorized to access this resource.' };
   }
 
-  protected route(req: RecordedRequest, s: string[]): StandInResponse {
-    if (s[0] !== this.organization || s[1] !== this.project || s[2]?.toLowerCase() !== '_apis' || s[3] !== 'wit') return notFound({ message: 'project not found' });
+  protected serve(req: RecordedRequest, s: string[]): StandInResponse {
+    if (s[0] !== this.organization || s[1] !== this.project || s[2]?.toLowerCase() !== '_apis' || (s[3] !== 'wit' && s[3] !== 'git')) return notFound({ message: 'project not found' });
     if (!req.query.get('api-version')) return json(400, { message: 'No api-version was supplied for the request.' });
+    if (s[3] === 'git') return this.git.route(req, s.slice(4));
     const resource = s[4]?.toLowerCase();
     if (resource === 'wiql' && req.method === 'POST') return this.wiql(req);
     if (resource !== 'workitems') return notFound();
     if (s.length === 5 && req.method === 'GET') return this.batch(req);
     const item = this.items.get(Number(s[5]));
     if (!item) return notFound({ message: `TF401232: Work item ${s[5]} does not exist, or you do not have permissions to read it.` });
-    if (s.length === 6 && req.method === 'GET') return json(200, this.render(item));
+    if (s.length === 6 && req.method === 'GET') return json(200, this.render(item, { links: expandsLinks(req.query) }));
     if (s.length === 6 && req.method === 'PATCH') return this.patch(item, req);
     if (s.length === 7 && s[6] === 'comments') return this.comments(item, req);
     return notFound();
@@ -173,20 +208,42 @@ export class AzureDevOpsStandIn extends StandInServer {
   private batch(req: RecordedRequest): StandInResponse {
     const ids = (req.query.get('ids') ?? '').split(',').filter(Boolean).map(Number);
     if (ids.length === 0 || ids.length > 200) return json(400, { message: 'The number of ids must be between 1 and 200.' });
+    const fields = req.query.get('fields');
+    const links = expandsLinks(req.query);
+    if (fields !== null && req.query.get('$expand') !== null) {
+      return json(400, { message: 'The expand parameter can not be used with the fields parameter.' });
+    }
     const omit = req.query.get('errorPolicy')?.toLowerCase() === 'omit';
     const missing = ids.filter((id) => !this.items.has(id));
     if (missing.length > 0 && !omit) return notFound({ message: `TF401232: Work item ${missing[0]} does not exist.` });
-    const value = ids.map((id) => this.items.get(id)).map((item) => (item ? this.render(item) : null));
+    const value = ids.map((id) => this.items.get(id)).map((item) => (item ? this.render(item, { links, fields: fields?.split(',') }) : null));
     return json(200, { count: value.length, value });
   }
 
-  private render(item: AdoWorkItemState): Record<string, unknown> {
-    return { id: item.id, rev: item.rev, fields: { ...item.fields }, url: `${this.organizationUrl}/_apis/wit/workItems/${item.id}` };
+  /** `fields` limits the fields answered; `_links` only with `$expand=links|all`. */
+  private render(item: AdoWorkItemState, opts: { links?: boolean; fields?: string[] } = {}): Record<string, unknown> {
+    const wanted = opts.fields?.map((f) => f.trim().toLowerCase());
+    const fields = Object.fromEntries(Object.entries(item.fields).filter(([name]) => wanted === undefined || wanted.includes(name.toLowerCase())));
+    const apiUrl = `${this.organizationUrl}/_apis/wit/workItems/${item.id}`;
+    return {
+      id: item.id,
+      rev: item.rev,
+      fields,
+      ...(opts.links
+        ? { _links: { self: { href: apiUrl }, html: { href: `${this.webOrganizationUrl}/${encodeURIComponent(this.project)}/_workitems/edit/${item.id}` } } }
+        : {}),
+      url: apiUrl,
+    };
   }
 
   private renderComment(item: AdoWorkItemState, c: AdoWorkItemState['comments'][number]): Record<string, unknown> {
     return { workItemId: item.id, id: c.id, version: 1, text: c.text, createdBy: { displayName: 'Pipeline Bot', uniqueName: c.uniqueName } };
   }
+}
+
+function expandsLinks(query: URLSearchParams): boolean {
+  const expand = query.get('$expand')?.toLowerCase();
+  return expand === 'links' || expand === 'all';
 }
 
 function splitTags(tags: string | undefined): string[] {

@@ -1,9 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { intParam, json, notFound, pageOf, StandInServer, type RecordedRequest, type StandInResponse } from './stand-in-server.js';
+import { CodeHostStandIn } from './code-host-stand-in.js';
+import { GitHubPullRequests, type GitHubPullState } from './github-pull-requests.js';
+import { intParam, json, notFound, pageOf, type RecordedRequest, type StandInResponse } from './stand-in-server.js';
 
 /**
- * GitHub REST v3 stand-in for one repository's issues. Semantics kept from the real service:
+ * GitHub REST v3 stand-in for one repository: its issues, `GET /repos/{o}/{r}` (with
+ * `default_branch`) and its pull requests (github-pull-requests.ts). Semantics kept from the
+ * real service:
  * - `GET /repos/{o}/{r}/issues/{n}` answers a weak `ETag` derived from the representation, so
  *   it changes on every modification (labels, state, comments bump `updated_at`);
  * - `PATCH` with `If-Match` not matching the current ETag answers 412 and changes nothing;
@@ -24,8 +28,11 @@ export interface GitHubIssueState {
   comments: { id: number; body: string; login: string }[];
 }
 
-export class GitHubStandIn extends StandInServer {
+export class GitHubStandIn extends CodeHostStandIn {
   readonly issues = new Map<number, GitHubIssueState>();
+  readonly pulls = new GitHubPullRequests(this);
+  /** Whether `head` has commits `base` lacks; a pull request without any is refused. */
+  hasCommitsBetween: (base: string, head: string) => boolean = (base, head) => base !== head;
   private nextCommentId = 1000;
 
   constructor(
@@ -42,10 +49,15 @@ export class GitHubStandIn extends StandInServer {
     return this.url;
   }
 
-  addIssue(number: number, labels: string[] = [], opts: { state?: 'open' | 'closed'; isPullRequest?: boolean } = {}): GitHubIssueState {
+  /** The repository's web page, as `html_url`s spell it (github.com: nothing serves it here). */
+  get webUrl(): string {
+    return `https://github.com/${this.owner}/${this.repo}`;
+  }
+
+  addIssue(number: number, labels: string[] = [], opts: { state?: 'open' | 'closed'; isPullRequest?: boolean; title?: string } = {}): GitHubIssueState {
     const issue: GitHubIssueState = {
       number,
-      title: `Issue ${number}`,
+      title: opts.title ?? `Issue ${number}`,
       state: opts.state ?? 'open',
       labels: [...labels],
       isPullRequest: opts.isPullRequest ?? false,
@@ -54,6 +66,29 @@ export class GitHubStandIn extends StandInServer {
     };
     this.issues.set(number, issue);
     return issue;
+  }
+
+  get pullRequests(): GitHubPullState[] {
+    return [...this.pulls.all.values()];
+  }
+
+  pullRequest(number: number): GitHubPullState {
+    return this.pulls.get(number);
+  }
+
+  mergePullRequest(number: number): void {
+    const pull = this.pulls.get(number);
+    pull.state = 'closed';
+    pull.mergedAt = '2026-01-02T00:00:00Z';
+  }
+
+  closePullRequest(number: number): void {
+    this.pulls.get(number).state = 'closed';
+  }
+
+  /** Issues and pull requests share one number sequence on GitHub. */
+  nextNumber(): number {
+    return Math.max(0, ...this.issues.keys(), ...this.pulls.all.keys()) + 1;
   }
 
   /** Someone else edits the issue (the ETag changes). */
@@ -77,8 +112,11 @@ export class GitHubStandIn extends StandInServer {
     return { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest', status: '401' };
   }
 
-  protected route(req: RecordedRequest, s: string[]): StandInResponse {
-    if (s[0] !== 'repos' || s[1] !== this.owner || s[2] !== this.repo || s[3] !== 'issues') return notFound();
+  protected serve(req: RecordedRequest, s: string[]): StandInResponse {
+    if (s[0] !== 'repos' || s[1] !== this.owner || s[2] !== this.repo) return notFound();
+    if (s.length === 3 && req.method === 'GET') return json(200, this.renderRepository());
+    if (s[3] === 'pulls') return this.pulls.route(req, s.slice(4));
+    if (s[3] !== 'issues') return notFound();
     if (s.length === 4 && req.method === 'GET') return this.list(req);
     const issue = this.issues.get(Number(s[4]));
     if (!issue) return notFound();
@@ -145,7 +183,8 @@ export class GitHubStandIn extends StandInServer {
     return this.paged(req, matching);
   }
 
-  private paged(req: RecordedRequest, items: unknown[]): StandInResponse {
+  /** Offset pages with a `Link: rel="next"` header. */
+  paged(req: RecordedRequest, items: unknown[]): StandInResponse {
     const perPage = Math.min(100, intParam(req.query, 'per_page', 30));
     const page = intParam(req.query, 'page', 1);
     const { items: slice, hasNext } = pageOf(items, page, perPage);
@@ -158,8 +197,23 @@ export class GitHubStandIn extends StandInServer {
     return json(200, slice, headers);
   }
 
+  private renderRepository(): Record<string, unknown> {
+    return {
+      id: 4242,
+      name: this.repo,
+      full_name: `${this.owner}/${this.repo}`,
+      owner: { login: this.owner },
+      private: true,
+      html_url: this.webUrl,
+      url: `${this.url}/repos/${this.owner}/${this.repo}`,
+      default_branch: this.defaultBranch,
+    };
+  }
+
   private render(issue: GitHubIssueState): Record<string, unknown> {
     return {
+      url: `${this.url}/repos/${this.owner}/${this.repo}/issues/${issue.number}`,
+      html_url: `${this.webUrl}/${issue.isPullRequest ? 'pull' : 'issues'}/${issue.number}`,
       number: issue.number,
       title: issue.title,
       state: issue.state,

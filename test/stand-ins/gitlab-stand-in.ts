@@ -1,8 +1,11 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { intParam, json, notFound, pageOf, StandInServer, type RecordedRequest, type StandInResponse } from './stand-in-server.js';
+import { CodeHostStandIn } from './code-host-stand-in.js';
+import { GitLabMergeRequests, type GitLabMergeRequestState } from './gitlab-merge-requests.js';
+import { intParam, json, notFound, pageOf, type RecordedRequest, type StandInResponse } from './stand-in-server.js';
 
 /**
- * GitLab REST v4 stand-in for one project's issues, under `/api/v4`. Semantics kept:
+ * GitLab REST v4 stand-in for one project, under `/api/v4`: its issues, `GET /projects/:id`
+ * (with `default_branch`) and its merge requests (gitlab-merge-requests.ts). Semantics kept:
  * - the project is addressed by its URL-encoded full path (`group%2Fproject`) or numeric id;
  * - `PUT /projects/:id/issues/:iid` takes `add_labels` / `remove_labels` (comma-separated, or
  *   arrays) and `labels` (replace all); removing an absent label is not an error; there is no
@@ -15,13 +18,15 @@ import { intParam, json, notFound, pageOf, StandInServer, type RecordedRequest, 
 
 export interface GitLabIssueState {
   iid: number;
+  title: string;
   state: 'opened' | 'closed';
   labels: string[];
   notes: { id: number; body: string; username: string; system: boolean }[];
 }
 
-export class GitLabStandIn extends StandInServer {
+export class GitLabStandIn extends CodeHostStandIn {
   readonly issues = new Map<number, GitLabIssueState>();
+  readonly mergeRequests = new GitLabMergeRequests(this);
   private nextNoteId = 500;
 
   constructor(
@@ -38,10 +43,36 @@ export class GitLabStandIn extends StandInServer {
     return `${this.url}/api/v4`;
   }
 
-  addIssue(iid: number, labels: string[] = [], state: 'opened' | 'closed' = 'opened'): GitLabIssueState {
-    const issue: GitLabIssueState = { iid, state, labels: [...labels], notes: [] };
+  /** The project's web page, as `web_url`s spell it (nothing serves it here). */
+  get webUrl(): string {
+    return `https://gitlab.example/${this.projectPath}`;
+  }
+
+  addIssue(iid: number, labels: string[] = [], state: 'opened' | 'closed' = 'opened', title = `Issue ${iid}`): GitLabIssueState {
+    const issue: GitLabIssueState = { iid, title, state, labels: [...labels], notes: [] };
     this.issues.set(iid, issue);
     return issue;
+  }
+
+  get pullRequests(): GitLabMergeRequestState[] {
+    return [...this.mergeRequests.all.values()];
+  }
+
+  pullRequest(iid: number): GitLabMergeRequestState {
+    return this.mergeRequests.get(iid);
+  }
+
+  mergePullRequest(iid: number): void {
+    this.mergeRequests.get(iid).state = 'merged';
+  }
+
+  closePullRequest(iid: number): void {
+    this.mergeRequests.get(iid).state = 'closed';
+  }
+
+  /** GitLab's transitional state while a merge is in progress. */
+  lockMergeRequest(iid: number): void {
+    this.mergeRequests.get(iid).state = 'locked';
   }
 
   concurrentEdit(iid: number, mutate: (issue: GitLabIssueState) => void): void {
@@ -59,9 +90,11 @@ export class GitLabStandIn extends StandInServer {
     return { message: '401 Unauthorized' };
   }
 
-  protected route(req: RecordedRequest, s: string[]): StandInResponse {
+  protected serve(req: RecordedRequest, s: string[]): StandInResponse {
     if (s[0] !== 'api' || s[1] !== 'v4' || s[2] !== 'projects') return notFound({ error: '404 Not Found' });
     if (s[3] !== this.projectPath && s[3] !== String(this.projectId)) return notFound({ message: '404 Project Not Found' });
+    if (s.length === 4 && req.method === 'GET') return json(200, this.renderProject());
+    if (s[4] === 'merge_requests') return this.mergeRequests.route(req, s.slice(5));
     if (s[4] !== 'issues') return notFound({ error: '404 Not Found' });
     if (s.length === 5 && req.method === 'GET') return this.list(req);
     const issue = this.issues.get(Number(s[5]));
@@ -80,6 +113,7 @@ export class GitLabStandIn extends StandInServer {
     const remove = splitLabels(body['remove_labels']).map((l) => l.toLowerCase());
     for (const label of add) if (!issue.labels.some((l) => l.toLowerCase() === label.toLowerCase())) issue.labels.push(label);
     issue.labels = issue.labels.filter((l) => !remove.includes(l.toLowerCase()));
+    if (typeof body['title'] === 'string') issue.title = body['title'];
     if (body['state_event'] === 'close') issue.state = 'closed';
     if (body['state_event'] === 'reopen') issue.state = 'opened';
     const added = issue.labels.filter((l) => !before.includes(l));
@@ -115,15 +149,35 @@ export class GitLabStandIn extends StandInServer {
     return this.paged(req, matching);
   }
 
-  private paged(req: RecordedRequest, items: unknown[]): StandInResponse {
+  /** Offset pages with `X-Next-Page`, `X-Page`, `X-Total`. */
+  paged(req: RecordedRequest, items: unknown[]): StandInResponse {
     const perPage = Math.min(100, intParam(req.query, 'per_page', 20));
     const page = intParam(req.query, 'page', 1);
     const { items: slice, hasNext } = pageOf(items, page, perPage);
     return json(200, slice, { 'x-page': String(page), 'x-per-page': String(perPage), 'x-total': String(items.length), 'x-next-page': hasNext ? String(page + 1) : '' });
   }
 
+  private renderProject(): Record<string, unknown> {
+    return {
+      id: this.projectId,
+      name: this.projectPath.split('/').at(-1),
+      path_with_namespace: this.projectPath,
+      default_branch: this.defaultBranch,
+      web_url: this.webUrl,
+    };
+  }
+
   private render(issue: GitLabIssueState): Record<string, unknown> {
-    return { id: 9000 + issue.iid, iid: issue.iid, project_id: this.projectId, state: issue.state, labels: [...issue.labels], user_notes_count: issue.notes.filter((n) => !n.system).length };
+    return {
+      id: 9000 + issue.iid,
+      iid: issue.iid,
+      project_id: this.projectId,
+      title: issue.title,
+      state: issue.state,
+      labels: [...issue.labels],
+      user_notes_count: issue.notes.filter((n) => !n.system).length,
+      web_url: `${this.webUrl}/-/issues/${issue.iid}`,
+    };
   }
 
   private renderNote(note: GitLabIssueState['notes'][number]): Record<string, unknown> {

@@ -19,6 +19,7 @@ import { basicCredentials, json, notFound, StandInServer, type RecordedRequest, 
 
 export interface JiraIssueState {
   key: string;
+  summary: string;
   status: string;
   labels: string[];
   comments: { id: string; body: string; name: string }[];
@@ -44,8 +45,8 @@ export class JiraStandIn extends StandInServer {
     return this.url;
   }
 
-  addIssue(key: string, status: string, labels: string[] = []): JiraIssueState {
-    const issue: JiraIssueState = { key, status, labels: [...labels], comments: [] };
+  addIssue(key: string, status: string, labels: string[] = [], summary = `Issue ${key}`): JiraIssueState {
+    const issue: JiraIssueState = { key, summary, status, labels: [...labels], comments: [] };
     this.issues.set(key, issue);
     return issue;
   }
@@ -158,7 +159,7 @@ export class JiraStandIn extends StandInServer {
   }
 
   private render(issue: JiraIssueState, fields: string | null): Record<string, unknown> {
-    const all: Record<string, unknown> = { status: { name: issue.status }, labels: [...issue.labels], summary: `Issue ${issue.key}` };
+    const all: Record<string, unknown> = { status: { name: issue.status }, labels: [...issue.labels], summary: issue.summary };
     const wanted = fields ? fields.split(',') : Object.keys(all);
     return { id: String(10000 + Number(issue.key.split('-')[1])), key: issue.key, fields: Object.fromEntries(wanted.filter((f) => f in all).map((f) => [f, all[f]])) };
   }

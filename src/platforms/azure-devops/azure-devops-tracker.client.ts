@@ -35,7 +35,9 @@ const BATCH_SIZE = 200;
 interface WorkItem {
   id: number;
   rev: number;
-  fields: { 'System.State'?: string; 'System.Tags'?: string };
+  fields: { 'System.State'?: string; 'System.Tags'?: string; 'System.Title'?: string };
+  /** Present on a single read with `$expand=links`. */
+  _links?: { html?: { href?: string } };
 }
 interface WorkItemComment {
   id: number;
@@ -55,10 +57,13 @@ export class AzureDevOpsTrackerClient implements TrackerClient {
   readonly platform = Platform.AzureDevOps;
   private readonly http: TrackerHttp;
   private readonly project: string;
+  /** `{org}/{project}/_workitems/edit/`: the web page of a work item is this plus its id. */
+  private readonly webBase: string;
 
   constructor(options: AzureDevOpsTrackerOptions) {
     this.http = new TrackerHttp(this.platform, options.organizationUrl, basicAuth('', options.pat), options.http);
     this.project = encodeURIComponent(options.teamProject);
+    this.webBase = `${options.organizationUrl.replace(/\/+$/, '')}/${this.project}/_workitems/edit/`;
   }
 
   static fromConfig(trigger: TriggerConfig, http?: TrackerHttpOptions): AzureDevOpsTrackerClient {
@@ -70,8 +75,9 @@ export class AzureDevOpsTrackerClient implements TrackerClient {
   }
 
   async readTicket(ticket: string): Promise<TicketSnapshot> {
-    const res = await this.http.request<WorkItem>({ method: 'GET', path: this.itemPath(ticket), query: API });
-    return snapshot(res.body);
+    // `$expand=links` brings `_links.html`, the work item's web page as the service spells it.
+    const res = await this.http.request<WorkItem>({ method: 'GET', path: this.itemPath(ticket), query: { ...API, $expand: 'links' } });
+    return this.snapshot(res.body);
   }
 
   async replaceLifecycleLabel(ticket: string, next: string | null, read: TicketSnapshot): Promise<LabelReplaceResult> {
@@ -127,9 +133,9 @@ export class AzureDevOpsTrackerClient implements TrackerClient {
       const res = await this.http.request<{ value: (WorkItem | null)[] }>({
         method: 'GET',
         path: `${this.project}/_apis/wit/workitems`,
-        query: { ...API, ids: ids.slice(i, i + BATCH_SIZE).join(','), fields: 'System.State,System.Tags', errorPolicy: 'omit' },
+        query: { ...API, ids: ids.slice(i, i + BATCH_SIZE).join(','), fields: 'System.State,System.Tags,System.Title', errorPolicy: 'omit' },
       });
-      out.push(...res.body.value.filter((w): w is WorkItem => w !== null).map(snapshot));
+      out.push(...res.body.value.filter((w): w is WorkItem => w !== null).map((item) => this.snapshot(item)));
     }
     return out;
   }
@@ -144,6 +150,18 @@ export class AzureDevOpsTrackerClient implements TrackerClient {
       passStatuses: [409, 412],
     });
     return res.status === 409 || res.status === 412 ? 'conflict' : 'ok';
+  }
+
+  /** `fields` and `$expand` exclude each other on a batch read, so a list builds the web URL. */
+  private snapshot(item: WorkItem): TicketSnapshot {
+    return {
+      ticket: String(item.id),
+      status: item.fields['System.State'] ?? null,
+      labels: parseTags(item.fields['System.Tags']),
+      title: item.fields['System.Title'] ?? null,
+      url: item._links?.html?.href ?? `${this.webBase}${item.id}`,
+      concurrencyToken: String(item.rev),
+    };
   }
 
   private itemPath(ticket: string): string {
@@ -162,15 +180,6 @@ function workItemId(ticket: string, platform: Platform): string {
 
 export function parseTags(tags: string | undefined): string[] {
   return (tags ?? '').split(';').map((t) => t.trim()).filter((t) => t.length > 0);
-}
-
-function snapshot(item: WorkItem): TicketSnapshot {
-  return {
-    ticket: String(item.id),
-    status: item.fields['System.State'] ?? null,
-    labels: parseTags(item.fields['System.Tags']),
-    concurrencyToken: String(item.rev),
-  };
 }
 
 function wiqlString(value: string): string {

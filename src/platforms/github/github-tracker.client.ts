@@ -36,6 +36,8 @@ interface GitHubLabel {
 }
 interface GitHubIssue {
   number: number;
+  title?: string | null;
+  html_url?: string | null;
   state: string;
   labels: (GitHubLabel | string)[];
   pull_request?: unknown;
@@ -134,7 +136,13 @@ export class GitHubTrackerClient implements TrackerClient {
 
   private snapshot(issue: GitHubIssue): Omit<TicketSnapshot, 'concurrencyToken'> {
     const labels = issue.labels.map((l) => (typeof l === 'string' ? l : l.name));
-    return { ticket: String(issue.number), labels, status: statusFromLabels(labels, this.statusLabels) };
+    return {
+      ticket: String(issue.number),
+      labels,
+      status: statusFromLabels(labels, this.statusLabels),
+      title: issue.title ?? null,
+      url: issue.html_url ?? null,
+    };
   }
 
   private async paginate<T>(path: string, query: Record<string, string | undefined>): Promise<T[]> {

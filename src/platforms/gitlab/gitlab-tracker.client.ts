@@ -33,6 +33,8 @@ export interface GitLabTrackerOptions {
 
 interface GitLabIssue {
   iid: number;
+  title?: string | null;
+  web_url?: string | null;
   state: string;
   labels: string[];
 }
@@ -110,7 +112,14 @@ export class GitLabTrackerClient implements TrackerClient {
   }
 
   private snapshot(issue: GitLabIssue): TicketSnapshot {
-    return { ticket: String(issue.iid), labels: issue.labels, status: statusFromLabels(issue.labels, this.statusLabels), concurrencyToken: null };
+    return {
+      ticket: String(issue.iid),
+      labels: issue.labels,
+      status: statusFromLabels(issue.labels, this.statusLabels),
+      title: issue.title ?? null,
+      url: issue.web_url ?? null,
+      concurrencyToken: null,
+    };
   }
 
   /** Offset pagination by the `X-Next-Page` header. */

@@ -36,7 +36,7 @@ export interface JiraTrackerOptions {
 
 interface JiraIssue {
   key: string;
-  fields: { status?: { name: string } | null; labels?: string[] };
+  fields: { status?: { name: string } | null; labels?: string[]; summary?: string | null };
 }
 interface JiraTransition {
   id: string;
@@ -65,12 +65,14 @@ interface JqlSearchPage {
 }
 
 const PAGE = 100;
-const SEARCH_FIELDS = ['status', 'labels'];
+const SEARCH_FIELDS = ['status', 'labels', 'summary'];
 
 export class JiraTrackerClient implements TrackerClient {
   readonly platform = Platform.Jira;
   private readonly http: TrackerHttp;
   private readonly projectKey: string | null;
+  /** Base of the issues' web pages (`{site}/browse/{KEY}`). */
+  private readonly browseBase: string;
   private searchApi: 'legacy' | 'jql' = 'legacy';
 
   constructor(options: JiraTrackerOptions) {
@@ -78,6 +80,7 @@ export class JiraTrackerClient implements TrackerClient {
     const auth = sep > 0 ? basicAuth(options.credentials.slice(0, sep), options.credentials.slice(sep + 1)) : bearerAuth(options.credentials);
     this.http = new TrackerHttp(this.platform, options.siteUrl, auth, options.http);
     this.projectKey = options.projectKey ?? null;
+    this.browseBase = `${options.siteUrl.replace(/\/+$/, '')}/browse/`;
   }
 
   static fromConfig(trigger: TriggerConfig, http?: TrackerHttpOptions): JiraTrackerClient {
@@ -88,8 +91,8 @@ export class JiraTrackerClient implements TrackerClient {
   }
 
   async readTicket(ticket: string): Promise<TicketSnapshot> {
-    const res = await this.http.request<JiraIssue>({ method: 'GET', path: this.issuePath(ticket), query: { fields: 'status,labels' } });
-    return snapshot(res.body);
+    const res = await this.http.request<JiraIssue>({ method: 'GET', path: this.issuePath(ticket), query: { fields: SEARCH_FIELDS.join(',') } });
+    return this.snapshot(res.body);
   }
 
   async replaceLifecycleLabel(ticket: string, next: string | null, read: TicketSnapshot): Promise<LabelReplaceResult> {
@@ -153,7 +156,7 @@ export class JiraTrackerClient implements TrackerClient {
       for (let startAt = 0; ; ) {
         const body = { jql, startAt, maxResults: PAGE, fields: SEARCH_FIELDS };
         const res = await this.http.request<LegacySearchPage>({ method: 'POST', path: 'rest/api/2/search', body, idempotent: true });
-        out.push(...res.body.issues.map(snapshot));
+        out.push(...res.body.issues.map((issue) => this.snapshot(issue)));
         startAt += res.body.issues.length;
         if (res.body.issues.length === 0 || startAt >= res.body.total) return out;
       }
@@ -162,10 +165,21 @@ export class JiraTrackerClient implements TrackerClient {
     do {
       const body = { jql, maxResults: PAGE, fields: SEARCH_FIELDS, nextPageToken };
       const res = await this.http.request<JqlSearchPage>({ method: 'POST', path: 'rest/api/2/search/jql', body, idempotent: true });
-      out.push(...res.body.issues.map(snapshot));
+      out.push(...res.body.issues.map((issue) => this.snapshot(issue)));
       nextPageToken = res.body.isLast === true ? undefined : (res.body.nextPageToken ?? undefined);
     } while (nextPageToken);
     return out;
+  }
+
+  private snapshot(issue: JiraIssue): TicketSnapshot {
+    return {
+      ticket: issue.key,
+      status: issue.fields.status?.name ?? null,
+      labels: issue.fields.labels ?? [],
+      title: issue.fields.summary ?? null,
+      url: `${this.browseBase}${encodeURIComponent(issue.key)}`,
+      concurrencyToken: null,
+    };
   }
 
   private issuePath(ticket: string): string {
@@ -177,9 +191,6 @@ export class JiraTrackerClient implements TrackerClient {
   }
 }
 
-function snapshot(issue: JiraIssue): TicketSnapshot {
-  return { ticket: issue.key, status: issue.fields.status?.name ?? null, labels: issue.fields.labels ?? [], concurrencyToken: null };
-}
 
 function jqlString(value: string): string {
   return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
