@@ -31,6 +31,7 @@ describe('pullRequestHostFor', () => {
     api_url: null,
     path_prefix: '',
     auth_secret: 'secret',
+    branch: null,
     ...overrides,
   });
 
