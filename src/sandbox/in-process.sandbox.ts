@@ -6,6 +6,12 @@ import { type ExecOptions, type ExecResult, OutputStream, type Sandbox } from '.
 /** Grace between SIGTERM and SIGKILL when a command overruns its timeout. */
 const KILL_GRACE_MS = 2000;
 
+/** Where an in-process sandbox lives: `workdir` (the tree) and whatever else, all under `root`. */
+export interface SandboxDirectories {
+  root: string;
+  workdir: string;
+}
+
 /**
  * A sandbox of the in-process backend: a fresh directory on this host; each command is
  * `/bin/sh -c` in its own process group (so a timeout kills its children too) with exactly the
@@ -15,14 +21,20 @@ export class InProcessSandbox implements Sandbox {
   private readonly running = new Set<ChildProcess>();
   private destroyed = false;
 
+  readonly workdir: string;
+  private readonly root: string;
+
   constructor(
     readonly name: string,
-    readonly workdir: string,
+    directories: SandboxDirectories,
     private readonly env: Readonly<Record<string, string>>,
-  ) {}
+  ) {
+    this.workdir = directories.workdir;
+    this.root = directories.root;
+  }
 
   exec(command: string, options: ExecOptions): Promise<ExecResult> {
-    if (this.destroyed) return Promise.reject(new Error(`sandbox ${this.name} is destroyed`));
+    if (this.destroyed) return Promise.reject(this.destroyedError());
     return new Promise((resolve, reject) => {
       const child = spawn('/bin/sh', ['-c', command], {
         cwd: this.workdir,
@@ -76,7 +88,11 @@ export class InProcessSandbox implements Sandbox {
     if (this.destroyed) return;
     this.destroyed = true;
     for (const child of this.running) signalGroup(child, 'SIGKILL');
-    await rm(this.workdir, { recursive: true, force: true });
+    await rm(this.root, { recursive: true, force: true });
+  }
+
+  private destroyedError(): Error {
+    return new Error(`sandbox ${this.name} is destroyed`);
   }
 }
 
