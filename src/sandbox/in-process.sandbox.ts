@@ -1,7 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
+import { packDirectory } from './pack-directory.js';
 import { type ExecOptions, type ExecResult, OutputStream, type Sandbox } from './sandbox-backend.js';
+import { unpackInto } from './unpack-into.js';
 
 /** Grace between SIGTERM and SIGKILL when a command overruns its timeout. */
 const KILL_GRACE_MS = 2000;
@@ -15,7 +18,7 @@ export interface SandboxDirectories {
 /**
  * A sandbox of the in-process backend: a fresh directory on this host; each command is
  * `/bin/sh -c` in its own process group (so a timeout kills its children too) with exactly the
- * environment it is given.
+ * environment it is given. Trees move in and out with the host-directory tar helpers.
  */
 export class InProcessSandbox implements Sandbox {
   private readonly running = new Set<ChildProcess>();
@@ -75,13 +78,17 @@ export class InProcessSandbox implements Sandbox {
     });
   }
 
-  // Implemented with tar-stream in the next commit (workspaces).
-  putArchive(): Promise<void> {
-    return Promise.reject(new Error('putArchive is not implemented by the in-process backend yet'));
+  putArchive(tar: Readable): Promise<void> {
+    if (this.destroyed) {
+      tar.destroy(); // nobody will read it: do not leave its producer waiting
+      return Promise.reject(this.destroyedError());
+    }
+    return unpackInto(this.workdir, tar);
   }
 
-  getArchive(): Promise<never> {
-    return Promise.reject(new Error('getArchive is not implemented by the in-process backend yet'));
+  async getArchive(): Promise<Readable> {
+    if (this.destroyed) throw this.destroyedError();
+    return packDirectory(this.workdir);
   }
 
   async destroy(): Promise<void> {
