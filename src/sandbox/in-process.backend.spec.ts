@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InProcessBackend } from './in-process.backend.js';
 import type { OutputStream } from './sandbox-backend.js';
@@ -22,6 +23,17 @@ describe('in-process sandbox backend', () => {
     expect(out.lines).toContainEqual({ stream: 'stderr', line: 'oops' });
     await sandbox.destroy();
     expect(existsSync(sandbox.workdir)).toBe(false);
+  });
+
+  it('gives HOME a directory of its own, removed with the sandbox', async () => {
+    const sandbox = await backend.create({ runId: 'run-5', name: 'home', env: {} });
+    const out = collector();
+    await sandbox.exec('echo "$HOME"; touch "$HOME/.npmrc"', { timeoutMs: 5000, onLine: out.onLine });
+    const home = out.lines[0]!.line;
+    expect(home).not.toBe(sandbox.workdir);
+    expect(existsSync(join(home, '.npmrc'))).toBe(true);
+    await sandbox.destroy();
+    expect(existsSync(home)).toBe(false);
   });
 
   it('reports the exit code of a failing command', async () => {

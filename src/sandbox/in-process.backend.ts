@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -31,11 +31,24 @@ export class InProcessBackend implements SandboxBackend {
     }
   }
 
-  /** A fresh directory; commands see only PATH, HOME (the directory), LANG and the run's variables. */
+  /**
+   * A fresh directory holding `work/`, where commands start, and `home/`, their HOME: apart, so
+   * what tools keep there (`~/.npm`, `~/.gitconfig`) stays out of the tree the server takes back.
+   * The directory's name carries the run id (`pipeline-service-<first 8 characters>-<name>-…`).
+   * Commands see only PATH, HOME, LANG and the run's variables.
+   */
   async create(spec: SandboxSpec): Promise<Sandbox> {
     const safe = spec.name.replace(/[^A-Za-z0-9_.-]/g, '_');
-    const workdir = await mkdtemp(join(tmpdir(), `pipeline-service-${spec.runId.slice(0, 8)}-${safe}-`));
-    const env = { PATH: this.path, HOME: workdir, LANG: 'C.UTF-8', ...spec.env };
-    return new InProcessSandbox(spec.name, workdir, env);
+    const root = await mkdtemp(join(tmpdir(), `pipeline-service-${spec.runId.slice(0, 8)}-${safe}-`));
+    const workdir = join(root, 'work');
+    const home = join(root, 'home');
+    try {
+      await Promise.all([mkdir(workdir), mkdir(home)]);
+    } catch (error) {
+      await rm(root, { recursive: true, force: true });
+      throw error;
+    }
+    const env = { PATH: this.path, HOME: home, LANG: 'C.UTF-8', ...spec.env };
+    return new InProcessSandbox(spec.name, { root, workdir }, env);
   }
 }

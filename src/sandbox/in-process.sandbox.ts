@@ -1,28 +1,43 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
+import { packDirectory } from './pack-directory.js';
 import { type ExecOptions, type ExecResult, OutputStream, type Sandbox } from './sandbox-backend.js';
+import { unpackInto } from './unpack-into.js';
 
 /** Grace between SIGTERM and SIGKILL when a command overruns its timeout. */
 const KILL_GRACE_MS = 2000;
 
+/** Where an in-process sandbox lives: `workdir` (the tree) and whatever else, all under `root`. */
+export interface SandboxDirectories {
+  root: string;
+  workdir: string;
+}
+
 /**
  * A sandbox of the in-process backend: a fresh directory on this host; each command is
  * `/bin/sh -c` in its own process group (so a timeout kills its children too) with exactly the
- * environment it is given.
+ * environment it is given. Trees move in and out with the host-directory tar helpers.
  */
 export class InProcessSandbox implements Sandbox {
   private readonly running = new Set<ChildProcess>();
   private destroyed = false;
 
+  readonly workdir: string;
+  private readonly root: string;
+
   constructor(
     readonly name: string,
-    readonly workdir: string,
+    directories: SandboxDirectories,
     private readonly env: Readonly<Record<string, string>>,
-  ) {}
+  ) {
+    this.workdir = directories.workdir;
+    this.root = directories.root;
+  }
 
   exec(command: string, options: ExecOptions): Promise<ExecResult> {
-    if (this.destroyed) return Promise.reject(new Error(`sandbox ${this.name} is destroyed`));
+    if (this.destroyed) return Promise.reject(this.destroyedError());
     return new Promise((resolve, reject) => {
       const child = spawn('/bin/sh', ['-c', command], {
         cwd: this.workdir,
@@ -63,20 +78,28 @@ export class InProcessSandbox implements Sandbox {
     });
   }
 
-  // Implemented with tar-stream in the next commit (workspaces).
-  putArchive(): Promise<void> {
-    return Promise.reject(new Error('putArchive is not implemented by the in-process backend yet'));
+  putArchive(tar: Readable): Promise<void> {
+    if (this.destroyed) {
+      tar.destroy(); // nobody will read it: do not leave its producer waiting
+      return Promise.reject(this.destroyedError());
+    }
+    return unpackInto(this.workdir, tar);
   }
 
-  getArchive(): Promise<never> {
-    return Promise.reject(new Error('getArchive is not implemented by the in-process backend yet'));
+  async getArchive(): Promise<Readable> {
+    if (this.destroyed) throw this.destroyedError();
+    return packDirectory(this.workdir);
   }
 
   async destroy(): Promise<void> {
     if (this.destroyed) return;
     this.destroyed = true;
     for (const child of this.running) signalGroup(child, 'SIGKILL');
-    await rm(this.workdir, { recursive: true, force: true });
+    await rm(this.root, { recursive: true, force: true });
+  }
+
+  private destroyedError(): Error {
+    return new Error(`sandbox ${this.name} is destroyed`);
   }
 }
 

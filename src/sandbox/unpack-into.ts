@@ -1,0 +1,110 @@
+import { lstat, realpath, symlink, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { type ExtractEvents, extract } from 'tar-stream';
+import { FileSink } from './file-sink.js';
+import { PendingFileWrites } from './pending-file-writes.js';
+import { entryPath } from './tar-entry-path.js';
+import { VerifiedDirectories } from './verified-directories.js';
+
+/** One entry of an archive being read: its header, and its content as a stream. */
+type Entry = ExtractEvents['entry'][1];
+
+/**
+ * Unpacks a tar stream into `dir` (which must exist), streaming: file contents go to disk as they
+ * arrive, the opening, writing and closing of a few files at a time finishing behind the reading
+ * (so a tree of thousands of files is not one disk round trip after another), never more than a
+ * few MB of content waiting. It takes regular files (mode 0755 if any executable bit is set, else
+ * 0644), directories (0755) and symbolic links (made as links, whatever they point at), replacing
+ * files and links already there; ownership and times are not restored. Every file is closed
+ * before the returned promise settles.
+ *
+ * It stops at the first entry it refuses, rejecting with an Error naming it (entries before it stay
+ * written): a path that is absolute or climbs out with `..`, a path below a symbolic link or a
+ * file (nothing is written through a link, wherever it points), and hard links, devices and FIFOs
+ * (none of which a repository tree needs). A file that cannot be written (a directory in its way,
+ * no space) is found while it is being written, so a few entries after it (at most 16 files) may
+ * be written before the unpack stops and names it. The tar stream is destroyed when the unpack
+ * fails, so its producer does not wait forever.
+ */
+export async function unpackInto(dir: string, tar: Readable): Promise<void> {
+  const root = await realpath(dir).catch((error: unknown) => {
+    tar.destroy();
+    throw error;
+  });
+  const directories = new VerifiedDirectories(root);
+  const writes = new PendingFileWrites();
+  const entries = extract();
+  const feeding = pipeline(tar, entries);
+  feeding.catch(() => undefined); // awaited below, whichever way the loop ends
+  try {
+    for await (const entry of entries) {
+      writes.throwIfFailed();
+      await writeEntry(root, directories, writes, entry);
+    }
+    await writes.settle();
+    writes.throwIfFailed();
+  } catch (error) {
+    await writes.settle();
+    throw (await feedFailure(feeding)) ?? writes.failure ?? error;
+  }
+  await feeding;
+}
+
+/**
+ * Why the feed failed, if that is why the unpack stopped: a truncated or broken stream shows in
+ * the entry being written only as "destroyed". Leaving the loop on a refusal cuts the feed short
+ * ("Premature close"), which is the refusal's doing and says nothing.
+ */
+async function feedFailure(feeding: Promise<void>): Promise<Error | undefined> {
+  const error = await feeding.then(() => undefined, (failure: NodeJS.ErrnoException) => failure);
+  return error?.code === 'ERR_STREAM_PREMATURE_CLOSE' ? undefined : error;
+}
+
+async function writeEntry(root: string, directories: VerifiedDirectories, writes: PendingFileWrites, entry: Entry): Promise<void> {
+  const { name, type, mode, linkname } = entry.header;
+  const path = entryPath(name);
+  const refusal = (error: unknown) => new Error(`tar entry "${name}" is refused: ${(error as Error).message}`, { cause: error });
+  try {
+    if (path === '') {
+      if (type === 'directory') return;
+      throw new Error('it names the directory itself');
+    }
+    await writes.before(path);
+    switch (type) {
+      case 'file':
+      case 'contiguous-file': {
+        await directories.prepareParentOf(path);
+        const sink = new FileSink(join(root, path), mode !== undefined && (mode & 0o111) !== 0 ? 0o755 : 0o644);
+        try {
+          for await (const chunk of entry) if (!sink.write(chunk as Buffer)) await sink.drained();
+        } finally {
+          writes.add(path, sink.finish(), refusal);
+        }
+        return;
+      }
+      case 'directory':
+        return await directories.placeDirectory(path);
+      case 'symlink':
+        if (!linkname) throw new Error('the link has no target');
+        await directories.prepareParentOf(path);
+        return await placeSymlink(join(root, path), linkname);
+      default:
+        throw new Error(`${type ?? 'unknown'} entries are not supported (only files, directories and symbolic links)`);
+    }
+  } catch (error) {
+    throw refusal(error);
+  }
+}
+
+async function placeSymlink(target: string, linkname: string): Promise<void> {
+  try {
+    await symlink(linkname, target);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    if ((await lstat(target)).isDirectory()) throw new Error('a directory is in the way', { cause: error });
+    await unlink(target);
+    await symlink(linkname, target);
+  }
+}
