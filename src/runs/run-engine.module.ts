@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { LeaderModule } from '../leader/leader.module.js';
 import { MetricsRegistryModule } from '../metrics/metrics-registry.module.js';
 import { PipelinesModule } from '../pipelines/pipelines.module.js';
+import { WorkspacesModule } from '../workspaces/workspaces.module.js';
 import { RunChangesModule } from './changes/run-changes.module.js';
 import { CapacityQueueService } from './capacity/capacity-queue.service.js';
 import { RunControlChannel } from './control/run-control-channel.service.js';
@@ -23,7 +24,7 @@ import { StaleJobDetectorService } from './stale-job-detector.service.js';
  * that stops runs cancelled anywhere. Needs RunQueueModule and TicketsModule.
  */
 @Module({
-  imports: [LeaderModule, PipelinesModule, MetricsRegistryModule, RunChangesModule],
+  imports: [LeaderModule, PipelinesModule, MetricsRegistryModule, RunChangesModule, WorkspacesModule],
   providers: [
     RunRecordsService, RunFeedPublisher, RunEventsService, HeartbeatService, CapacityQueueService,
     RunExecutorService, RunConsumerService, StaleJobDetectorService, ReconcilerService, RunRetentionService, HousekeepingService,

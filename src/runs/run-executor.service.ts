@@ -12,6 +12,7 @@ import type { Sandbox, SandboxBackend } from '../sandbox/sandbox-backend.js';
 import { SANDBOX_BACKEND } from '../sandbox/sandbox.tokens.js';
 import { LifecycleTrigger } from '../tickets/lifecycle.js';
 import { TicketLifecycleService } from '../tickets/ticket-lifecycle.service.js';
+import { WorkspacesService } from '../workspaces/workspaces.service.js';
 import { CapacityQueueService } from './capacity/capacity-queue.service.js';
 import { exceedsCapacity } from './capacity/footprint.js';
 import { HeartbeatService } from './heartbeat.service.js';
@@ -71,6 +72,7 @@ export class RunExecutorService {
     private readonly config: ConfigService,
     @Inject(SANDBOX_BACKEND) private readonly backend: SandboxBackend,
     private readonly metrics: MetricsService,
+    private readonly workspaces: WorkspacesService,
   ) {
     heartbeat.onSilence((silentMs) => void this.stopRuns(
       `stopped: no heartbeat reached the store or the database for ${Math.round(silentMs / 1000)} s, so the ticket may be claimed again elsewhere`));
@@ -184,6 +186,7 @@ export class RunExecutorService {
         events,
         onSandbox: (repo, state) => this.records.noteSandbox(request.runId, sandboxName(repo), repo?.path_prefix ?? '', state),
         onStep: (position, name, state) => this.records.noteStep(request.runId, position, name, state),
+        workspace: this.workspaces.forRun(request, events),
       });
     } catch (error) {
       result = { ok: false, error: `run crashed: ${(error as Error).message}` };

@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { GitHttpBackend, type GitHttpCredential, routeGit } from './git-http-backend.js';
 
 /**
  * Plumbing shared by the four tracker stand-ins: a real HTTP server on 127.0.0.1 (port 0),
@@ -60,6 +61,7 @@ export abstract class StandInServer {
   private hooks: Hook[] = [];
   private down: DownMode = null;
   private baseUrl = '';
+  private readonly gitMounts = new Map<string, GitHttpBackend>();
 
   /** `http://127.0.0.1:<port>`. */
   get url(): string {
@@ -105,12 +107,26 @@ export abstract class StandInServer {
     this.requests.length = 0;
   }
 
+  /**
+   * Serves git's smart HTTP for a bare repository at `pathPrefix` (`/acme/shop-web` serves
+   * `/acme/shop-web(.git)?/info/refs`, `/git-upload-pack`, `/git-receive-pack`; Azure DevOps:
+   * `/acme/Shop/_git/shop-web`), behind Basic auth with the host's git credential rule (GitHub
+   * `x-access-token`, GitLab `oauth2`, Azure DevOps any user: `username: null`). Git requests are
+   * streamed, never body-parsed; they are recorded (without body) and obey `setDown`, not `failNext`.
+   */
+  mountGit(pathPrefix: string, options: { repository: string; credential: GitHttpCredential }): GitHttpBackend {
+    const backend = new GitHttpBackend(options);
+    this.gitMounts.set(pathPrefix.replace(/\/+$/, ''), backend);
+    return backend;
+  }
+
   protected abstract authorized(headers: IncomingHttpHeaders): boolean;
   protected abstract unauthorizedBody(): unknown;
   protected abstract route(req: RecordedRequest, segments: string[]): StandInResponse;
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const at = Date.now();
+    if (this.gitMounts.size > 0 && this.handleGit(req, res, at)) return;
     const raw = await readBody(req);
     const url = new URL(req.url ?? '/', 'http://stand-in');
     const recorded: RecordedRequest = { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: req.headers, body: parseBody(raw), at };
@@ -122,6 +138,20 @@ export abstract class StandInServer {
     if (this.down === 'hang') return;
     const answer = this.answer(recorded);
     send(res, answer);
+  }
+
+  /** Serves a request for a mounted git repository, raw and streaming; false when it is not one. */
+  private handleGit(req: IncomingMessage, res: ServerResponse, at: number): boolean {
+    const url = new URL(req.url ?? '/', 'http://stand-in');
+    const route = routeGit(this.gitMounts, url.pathname);
+    if (!route) return false;
+    this.requests.push({ method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: req.headers, body: undefined, at });
+    if (this.down === 'refuse') req.socket.destroy();
+    else if (this.down === 'unavailable') {
+      req.resume();
+      send(res, { status: 503, body: 'Service Unavailable' });
+    } else if (this.down !== 'hang') route.backend.handle(req, res, route.endpoint);
+    return true;
   }
 
   private answer(req: RecordedRequest): StandInResponse {

@@ -1,10 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import type { FileAdditions } from '../git/added-lines.js';
 import { describeFindings, scanForSecrets } from './secret-scan.js';
+
+/** A file whose added lines are `texts`, numbered from 1. */
+const file = (path: string, texts: string[]): FileAdditions => ({ path, lines: texts.map((text, i) => ({ number: i + 1, text })) });
 
 const GH = `ghp_${'a1B2c3D4e5'.repeat(4).slice(0, 36)}`;
 
 describe('secret scan of a change', () => {
-  it('finds each well-known token shape and names file, line and rule but never the value', () => {
+  it('finds each well-known token shape and names file, line and rule but never the value', async () => {
     const cases: [string, string][] = [
       ['github-token', `token = "${GH}"`],
       ['github-fine-grained-token', `github_pat_${'A'.repeat(22)}_${'b'.repeat(59)}`],
@@ -16,28 +20,28 @@ describe('secret scan of a change', () => {
       ['azure-devops-pat', `${'x'.repeat(52)}JQQJ99abcAZDOwxyz`],
     ];
     for (const [rule, line] of cases) {
-      const findings = scanForSecrets([{ path: 'src/config.ts', lines: ['harmless', line] }], []);
-      expect(findings, rule).toEqual([{ path: 'src/config.ts', addedLine: 2, rule }]);
+      const findings = await scanForSecrets([file('src/config.ts', ['harmless', line])], []);
+      expect(findings, rule).toEqual([{ path: 'src/config.ts', line: 2, rule }]);
     }
   });
 
-  it('finds configured secret values also when base64-encoded or split over lines', () => {
+  it('finds configured secret values also when base64-encoded or split over lines', async () => {
     const secret = 'tok-Very-Secret-9876';
     const encoded = Buffer.from(`x-access-token:${secret}`).toString('base64');
-    expect(scanForSecrets([{ path: 'a.txt', lines: [`auth: ${encoded}`] }], [secret])).toEqual([{ path: 'a.txt', addedLine: 1, rule: 'configured-secret' }]);
-    expect(scanForSecrets([{ path: 'b.txt', lines: ['x', secret.toUpperCase()] }], [secret])[0]?.rule).toBe('configured-secret');
-    expect(scanForSecrets([{ path: 'c.txt', lines: ['tok-Very-Se', '  cret-9876'] }], [secret])[0]?.rule).toBe('configured-secret');
+    expect(await scanForSecrets([file('a.txt', [`auth: ${encoded}`])], [secret])).toEqual([{ path: 'a.txt', line: 1, rule: 'configured-secret' }]);
+    expect((await scanForSecrets([file('b.txt', ['x', secret.toUpperCase()])], [secret]))[0]).toMatchObject({ line: 2, rule: 'configured-secret' });
+    expect((await scanForSecrets([file('c.txt', ['tok-Very-Se', '  cret-9876'])], [secret]))[0]?.rule).toBe('configured-secret');
   });
 
-  it('leaves ordinary code alone', () => {
+  it('leaves ordinary code alone', async () => {
     const lines = ['const sha = "3f786850e387550fdab836ed7e6dc881de23001b";', 'AKIA is a prefix', 'ghp_short', '-----BEGIN PUBLIC KEY-----'];
-    expect(scanForSecrets([{ path: 'x.ts', lines }], ['some-configured-secret'])).toEqual([]);
+    expect(await scanForSecrets([file('x.ts', lines)], ['some-configured-secret'])).toEqual([]);
   });
 
-  it('describes findings by path and rule only', () => {
-    const findings = scanForSecrets([{ path: '.env', lines: [GH] }, { path: 'k.pem', lines: ['-----BEGIN RSA PRIVATE KEY-----'] }], []);
+  it('describes findings by path and rule only', async () => {
+    const findings = await scanForSecrets([file('.env', [GH]), file('k.pem', ['-----BEGIN RSA PRIVATE KEY-----'])], []);
     const text = describeFindings(findings);
-    expect(text).toBe('.env (added line 1, rule github-token), k.pem (added line 1, rule private-key)');
+    expect(text).toBe('.env line 1 (rule github-token), k.pem line 1 (rule private-key)');
     expect(text).not.toContain(GH);
   });
 });

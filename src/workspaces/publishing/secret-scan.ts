@@ -1,15 +1,10 @@
 import { scrubSecrets } from '../../tickets/label-projection/secret-scrubber.js';
+import type { FileAdditions } from '../git/added-lines.js';
 
-/** The lines a change adds to one file (the `+` side of the staged diff). */
-export interface AddedLines {
-  path: string;
-  lines: readonly string[];
-}
-
-/** Where a secret was found: the file, the 1-based position among its added lines, and the rule. Never the value. */
+/** Where a secret was found: the file, the line (new side) and the rule. Never the value. */
 export interface SecretFinding {
   path: string;
-  addedLine: number;
+  line: number;
   rule: string;
 }
 
@@ -37,31 +32,36 @@ const MAX_LINE_CHARS = 64 * 1024;
  * encoding the scrubber recognises: case, percent-encoding, base64 of it and of `user:` pairs,
  * wrapped) and the well-known token shapes. Returns every finding (one per file and rule).
  */
-export function scanForSecrets(files: readonly AddedLines[], configured: readonly string[]): SecretFinding[] {
+export function scanFileForSecrets(file: FileAdditions, configured: readonly string[]): SecretFinding[] {
   const findings: SecretFinding[] = [];
-  for (const file of files) {
-    const rules = new Set<string>();
-    const note = (rule: string, index: number) => {
-      if (rules.has(rule)) return;
-      rules.add(rule);
-      findings.push({ path: file.path, addedLine: index + 1, rule });
-    };
-    // The file's added text as one piece too: a value wrapped over lines is still found.
-    const whole = file.lines.join('\n');
-    if (configured.length > 0 && scrubSecrets(whole, configured) !== whole) {
-      const index = file.lines.findIndex((line) => scrubSecrets(line, configured) !== line);
-      note('configured-secret', Math.max(0, index));
-    }
-    file.lines.forEach((line, index) => {
-      const text = line.length > MAX_LINE_CHARS ? line.slice(0, MAX_LINE_CHARS) : line;
-      for (const { rule, pattern } of TOKEN_RULES) if (pattern.test(text)) note(rule, index);
-    });
+  const rules = new Set<string>();
+  const note = (rule: string, line: number) => {
+    if (rules.has(rule)) return;
+    rules.add(rule);
+    findings.push({ path: file.path, line, rule });
+  };
+  // The file's added text as one piece too: a value wrapped over lines is still found.
+  const whole = file.lines.map((l) => l.text).join('\n');
+  if (configured.length > 0 && scrubSecrets(whole, configured) !== whole) {
+    const hit = file.lines.find((l) => scrubSecrets(l.text, configured) !== l.text) ?? file.lines[0];
+    note('configured-secret', hit?.number ?? 1);
+  }
+  for (const { number, text: full } of file.lines) {
+    const text = full.length > MAX_LINE_CHARS ? full.slice(0, MAX_LINE_CHARS) : full;
+    for (const { rule, pattern } of TOKEN_RULES) if (pattern.test(text)) note(rule, number);
   }
   return findings;
 }
 
-/** `web/.env (added line 3, rule github-token)` … for a refusal; paths only, values never. */
+/** Every file of a change, one at a time (the change's added lines are streamed, not held). */
+export async function scanForSecrets(files: AsyncIterable<FileAdditions> | Iterable<FileAdditions>, configured: readonly string[]): Promise<SecretFinding[]> {
+  const findings: SecretFinding[] = [];
+  for await (const file of files) findings.push(...scanFileForSecrets(file, configured));
+  return findings;
+}
+
+/** `web/.env line 3 (rule github-token)` … for a refusal; paths only, values never. */
 export function describeFindings(findings: readonly SecretFinding[], max = 5): string {
-  const shown = findings.slice(0, max).map((f) => `${f.path} (added line ${f.addedLine}, rule ${f.rule})`);
+  const shown = findings.slice(0, max).map((f) => `${f.path} line ${f.line} (rule ${f.rule})`);
   return findings.length > max ? `${shown.join(', ')} and ${findings.length - max} more` : shown.join(', ');
 }

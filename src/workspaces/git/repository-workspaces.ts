@@ -1,0 +1,198 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Sandbox } from '../../sandbox/sandbox-backend.js';
+import type { FileAdditions } from './added-lines.js';
+import { GitCli, GitCommandFailure } from './git-command.js';
+import { DEFAULT_GIT_PATH } from './git-environment.js';
+import { workspaceErrorFrom } from './git-failure.js';
+import { MIRROR_CONFIG, MirrorCache } from './mirror-cache.js';
+import { cloneUrlOf } from './repository-url.js';
+import { ScratchRepository } from './scratch-repository.js';
+import { WorkspaceError, WorkspaceErrorKind } from './workspace-error.js';
+import type { ChangedFile, CommitDetails, PreparedTree, StagedChange, WorkspaceSource } from './workspace-types.js';
+
+export interface RepositoryWorkspacesOptions {
+  /** SERVICE_DATA_DIR: mirrors go to `git-mirrors/`, scratch repositories to `workspaces/`. */
+  dataDir: string;
+  /** PATH git is found on (default /usr/local/bin:/usr/bin:/bin). */
+  path?: string;
+  /** Time limit of each fetch and push (default 10 minutes). */
+  networkTimeoutMs?: number;
+  /** Time limit of each local git operation (default 5 minutes). */
+  localTimeoutMs?: number;
+}
+
+interface ChangeState {
+  scratch: ScratchRepository;
+  commitSha: string | null;
+}
+
+/**
+ * The server's side of a run's repositories: a tree goes into a sandbox from the mirror cache
+ * (`prepare`), the sandbox's tree comes back into a scratch repository (`collect`), becomes a
+ * commit and is pushed to the work branch. Only tar streams cross to the sandbox; the credential
+ * never leaves the server's git processes' environment.
+ */
+export class RepositoryWorkspaces {
+  private readonly git: GitCli;
+  private readonly mirrors: MirrorCache;
+  private readonly networkTimeoutMs: number;
+  private readonly localTimeoutMs: number;
+  private readonly changes = new WeakMap<StagedChange, ChangeState>();
+  /** Scratch repositories not yet released, per prepared tree (so releasing the tree removes them all). */
+  private readonly scratches = new WeakMap<PreparedTree, Set<ScratchRepository>>();
+  private homeReady: Promise<unknown> | null = null;
+
+  constructor(private readonly options: RepositoryWorkspacesOptions) {
+    this.networkTimeoutMs = options.networkTimeoutMs ?? 10 * 60_000;
+    this.localTimeoutMs = options.localTimeoutMs ?? 5 * 60_000;
+    this.git = new GitCli({ home: this.home, path: options.path ?? DEFAULT_GIT_PATH });
+    this.mirrors = new MirrorCache({
+      dataDir: options.dataDir,
+      git: this.git,
+      networkTimeoutMs: this.networkTimeoutMs,
+      localTimeoutMs: this.localTimeoutMs,
+      lockWaitMs: this.networkTimeoutMs + this.localTimeoutMs,
+    });
+  }
+
+  /**
+   * Syncs the mirror and streams the start commit's tree into the sandbox: the work branch when
+   * the remote has it (resume), else the base branch. No checkout on the server.
+   */
+  async prepare(source: WorkspaceSource, sandbox: Sandbox): Promise<PreparedTree> {
+    await this.ready();
+    const { repo, credential, workBranch, baseBranch } = source;
+    const heads = await this.mirrors.sync(repo, credential);
+    const resumed = heads.has(workBranch);
+    const startBranch = resumed ? workBranch : baseBranch;
+    const commit = heads.get(startBranch);
+    if (!commit) {
+      throw new WorkspaceError(
+        WorkspaceErrorKind.NotFound,
+        `repository ${repo.name}: the base branch "${baseBranch}" does not exist on the remote: set the repository's branch: key to an existing branch, or create "${baseBranch}"`,
+      );
+    }
+    const archive = this.git.stream(['archive', '--format=tar', '--worktree-attributes', commit], {
+      variables: { GIT_DIR: this.mirrors.pathFor(repo) },
+      config: MIRROR_CONFIG,
+      timeoutMs: this.localTimeoutMs,
+    });
+    try {
+      await Promise.all([sandbox.putArchive(archive.stdout), archive.done]);
+    } catch (error) {
+      archive.stop();
+      if (error instanceof GitCommandFailure) throw workspaceErrorFrom(error, { repository: repo.name, action: 'reading the tree from the mirror' }, WorkspaceErrorKind.Failed);
+      throw error;
+    }
+    return { source, startBranch, resumed, commit };
+  }
+
+  /**
+   * Brings the sandbox's tree back and stages it against the prepared commit: null when nothing
+   * changed (nothing is left behind), else the staged change (release it when done).
+   */
+  async collect(prepared: PreparedTree, sandbox: Sandbox): Promise<StagedChange | null> {
+    await this.ready();
+    const repo = prepared.source.repo;
+    const safe = repo.name.replace(/[^A-Za-z0-9._-]/g, '-');
+    const scratch = new ScratchRepository({
+      git: this.git,
+      repository: repo.name,
+      dir: join(this.options.dataDir, 'workspaces', `${safe}-${randomUUID()}`),
+      localTimeoutMs: this.localTimeoutMs,
+      networkTimeoutMs: this.networkTimeoutMs,
+    });
+    this.track(prepared, scratch);
+    let files: ChangedFile[];
+    try {
+      await scratch.create(this.mirrors.pathFor(repo), prepared.commit);
+      await scratch.unpack(await sandbox.getArchive());
+      files = await scratch.stage(prepared.commit);
+    } catch (error) {
+      await this.removeScratch(prepared, scratch);
+      throw error;
+    }
+    if (files.length === 0) {
+      await this.removeScratch(prepared, scratch);
+      return null;
+    }
+    const state: ChangeState = { scratch, commitSha: null };
+    const change: StagedChange = {
+      prepared,
+      files,
+      get commitSha() {
+        return state.commitSha;
+      },
+      addedLines: (): AsyncGenerator<FileAdditions> => scratch.addedLines(prepared.commit),
+    };
+    this.changes.set(change, state);
+    return change;
+  }
+
+  /** Commits the staged change on top of the prepared commit (committer = author); answers the sha. */
+  async commit(change: StagedChange, details: CommitDetails): Promise<string> {
+    const state = this.stateOf(change);
+    state.commitSha = await state.scratch.commit(change.prepared.commit, details);
+    return state.commitSha;
+  }
+
+  /**
+   * Pushes the commit to the work branch, never forced: when the remote has the branch its tip
+   * must be the commit's parent (the run resumed from it), when it had none it must still have
+   * none; otherwise `diverged`. Then records the branch in the mirror, so the next run resumes
+   * from it.
+   */
+  async push(change: StagedChange): Promise<void> {
+    const state = this.stateOf(change);
+    const sha = state.commitSha;
+    if (!sha) throw new Error('push() before commit(): nothing to push');
+    const { source, resumed, commit } = change.prepared;
+    await state.scratch.push(cloneUrlOf(source.repo), source.credential, sha, source.workBranch, resumed ? commit : null);
+    // A failure here costs nothing but a fetch: the next sync brings the branch anyway.
+    await this.mirrors
+      .withMirror(source.repo, (mirror) => state.scratch.pushToMirror(mirror, sha, source.workBranch))
+      .catch(() => undefined);
+  }
+
+  /** Removes the scratch repositories of a change, or of every change collected for a prepared tree. Safe twice. */
+  async release(target: StagedChange | PreparedTree): Promise<void> {
+    if ('files' in target) {
+      const state = this.changes.get(target);
+      if (state) await this.removeScratch(target.prepared, state.scratch);
+      return;
+    }
+    for (const scratch of [...(this.scratches.get(target) ?? [])]) await this.removeScratch(target, scratch);
+  }
+
+  private get home(): string {
+    return join(this.options.dataDir, 'git-home');
+  }
+
+  /** git's HOME must exist (and stays empty). */
+  private ready(): Promise<unknown> {
+    this.homeReady ??= mkdir(this.home, { recursive: true }).catch((error: unknown) => {
+      this.homeReady = null;
+      throw error;
+    });
+    return this.homeReady;
+  }
+
+  private stateOf(change: StagedChange): ChangeState {
+    const state = this.changes.get(change);
+    if (!state) throw new Error('not a change collected by these workspaces');
+    return state;
+  }
+
+  private track(prepared: PreparedTree, scratch: ScratchRepository): void {
+    const set = this.scratches.get(prepared) ?? new Set();
+    set.add(scratch);
+    this.scratches.set(prepared, set);
+  }
+
+  private async removeScratch(prepared: PreparedTree, scratch: ScratchRepository): Promise<void> {
+    this.scratches.get(prepared)?.delete(scratch);
+    await scratch.remove();
+  }
+}

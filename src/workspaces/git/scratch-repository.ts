@@ -1,0 +1,147 @@
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { addedLinesOf, type FileAdditions } from './added-lines.js';
+import { type GitCli, GitCommandFailure, type GitRunOptions } from './git-command.js';
+import type { GitCredential } from './git-credential.js';
+import { workspaceErrorFrom } from './git-failure.js';
+import { unpackTree, UnsafeArchiveError } from './tree-unpacker.js';
+import { WorkspaceError, WorkspaceErrorKind } from './workspace-error.js';
+import type { ChangedFile, ChangedFileStatus, CommitDetails } from './workspace-types.js';
+
+const STATUS: Record<string, ChangedFileStatus> = { A: 'added', M: 'modified', D: 'deleted', T: 'type-changed' };
+
+export interface ScratchOptions {
+  git: GitCli;
+  /** The repository's configured name, for messages. */
+  repository: string;
+  /** `<dataDir>/workspaces/<unique>`: holds `git/` (the git directory) and `tree/` (the working tree). */
+  dir: string;
+  localTimeoutMs: number;
+  networkTimeoutMs: number;
+}
+
+/**
+ * A throw-away repository for one collect: its own git directory (borrowing every object of the
+ * mirror through alternates, so nothing is copied), an index at the prepared commit, and a working
+ * tree holding the sandbox's files. Nothing is checked out: the index is read from the commit and
+ * `git add -A` compares the sandbox's files with it.
+ */
+export class ScratchRepository {
+  private readonly gitDir: string;
+  private readonly workTree: string;
+
+  constructor(private readonly options: ScratchOptions) {
+    this.gitDir = join(options.dir, 'git');
+    this.workTree = join(options.dir, 'tree');
+  }
+
+  /** Creates the git directory on the mirror's objects with the index at `commit`. */
+  async create(mirrorPath: string, commit: string): Promise<void> {
+    await mkdir(this.workTree, { recursive: true });
+    await this.git('creating the scratch repository', ['init', '--quiet', '--template=']);
+    await mkdir(join(this.gitDir, 'objects', 'info'), { recursive: true });
+    await writeFile(join(this.gitDir, 'objects', 'info', 'alternates'), `${join(mirrorPath, 'objects')}\n`);
+    await this.git('reading the prepared commit', ['read-tree', commit]);
+  }
+
+  /** The sandbox's tree into the working tree (`.git` entries skipped, escapes refused). */
+  async unpack(archive: Readable): Promise<void> {
+    try {
+      await unpackTree(archive, this.workTree);
+    } catch (error) {
+      if (error instanceof UnsafeArchiveError) {
+        throw new WorkspaceError(WorkspaceErrorKind.Failed, `repository ${this.options.repository}: the sandbox's tree was refused: ${error.message}`);
+      }
+      throw error;
+    }
+  }
+
+  /** Stages everything (deletions too, .gitignore honoured) and lists what differs from `base`. */
+  async stage(base: string): Promise<ChangedFile[]> {
+    await this.git('staging the changes', ['add', '--all', '--', '.']);
+    const out = await this.git('listing the changes', ['diff', '--cached', '--name-status', '--no-renames', '-z', base]);
+    const fields = out.split('\0');
+    const files: ChangedFile[] = [];
+    for (let i = 0; i + 1 < fields.length; i += 2) {
+      files.push({ status: STATUS[fields[i]!.charAt(0)] ?? 'modified', path: fields[i + 1]! });
+    }
+    return files;
+  }
+
+  /** Added lines of the staged diff against `base`, streamed from git file by file. */
+  async *addedLines(base: string): AsyncGenerator<FileAdditions> {
+    const diff = this.options.git.stream(
+      ['diff', '--cached', '--text', '-U0', '--no-renames', '--no-color', '--no-ext-diff', '--src-prefix=a/', '--dst-prefix=b/', base],
+      this.runOptions(),
+    );
+    try {
+      yield* addedLinesOf(diff.stdout);
+      await diff.done;
+    } catch (error) {
+      if (error instanceof GitCommandFailure) throw workspaceErrorFrom(error, { repository: this.options.repository, action: 'reading the staged diff' }, WorkspaceErrorKind.Failed);
+      throw error;
+    } finally {
+      diff.stop();
+    }
+  }
+
+  /** A commit of the index with `parent` as its parent; author and committer are the same. */
+  async commit(parent: string, details: CommitDetails): Promise<string> {
+    const tree = (await this.git('writing the tree', ['write-tree'])).trim();
+    const message = details.message.endsWith('\n') ? details.message : `${details.message}\n`;
+    const when = `${Math.floor(Date.now() / 1000)} +0000`;
+    const identity = {
+      GIT_AUTHOR_NAME: details.authorName,
+      GIT_AUTHOR_EMAIL: details.authorEmail,
+      GIT_AUTHOR_DATE: when,
+      GIT_COMMITTER_NAME: details.authorName,
+      GIT_COMMITTER_EMAIL: details.authorEmail,
+      GIT_COMMITTER_DATE: when,
+    };
+    return (await this.git('committing', ['commit-tree', tree, '-p', parent, '-F', '-'], { variables: identity, input: message })).trim();
+  }
+
+  /**
+   * Pushes `commit` to `refs/heads/<branch>` of `url`, never forced: the remote branch must still
+   * be `expectedTip` (null: must not exist), checked by the host atomically with the update.
+   */
+  async push(url: string, credential: GitCredential, commit: string, branch: string, expectedTip: string | null): Promise<void> {
+    const ref = `refs/heads/${branch}`;
+    try {
+      await this.options.git.run(['push', '--quiet', '--no-verify', `--force-with-lease=${ref}:${expectedTip ?? ''}`, url, `${commit}:${ref}`], {
+        ...this.runOptions(),
+        credential,
+        credentialUrl: url,
+        timeoutMs: this.options.networkTimeoutMs,
+      });
+    } catch (error) {
+      if (error instanceof GitCommandFailure) throw workspaceErrorFrom(error, { repository: this.options.repository, action: `pushing ${branch}`, credential });
+      throw error;
+    }
+  }
+
+  /** Records `commit` as `branch` in the mirror (a local push; the mirror's lock is the caller's). */
+  async pushToMirror(mirrorPath: string, commit: string, branch: string): Promise<void> {
+    await this.git('updating the mirror', ['push', '--quiet', '--no-verify', mirrorPath, `+${commit}:refs/heads/${branch}`]);
+  }
+
+  /** Safe to call twice. */
+  async remove(): Promise<void> {
+    await rm(this.options.dir, { recursive: true, force: true });
+  }
+
+  private runOptions(): GitRunOptions {
+    return { cwd: this.workTree, variables: { GIT_DIR: this.gitDir, GIT_WORK_TREE: this.workTree }, timeoutMs: this.options.localTimeoutMs };
+  }
+
+  private async git(action: string, args: string[], extra: { variables?: Record<string, string>; input?: string } = {}): Promise<string> {
+    const base = this.runOptions();
+    try {
+      return await this.options.git.run(args, { ...base, variables: { ...base.variables, ...extra.variables }, input: extra.input });
+    } catch (error) {
+      if (error instanceof GitCommandFailure) throw workspaceErrorFrom(error, { repository: this.options.repository, action }, WorkspaceErrorKind.Failed);
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,80 @@
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import tar from 'tar-stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { unpackTree, UnsafeArchiveError } from './tree-unpacker.js';
+
+type Entry = { name: string; content?: string; type?: 'file' | 'symlink' | 'directory' | 'link'; linkname?: string; mode?: number };
+
+function archive(entries: Entry[]): Readable {
+  const pack = tar.pack();
+  for (const { name, content = '', type = 'file', linkname, mode } of entries) {
+    if (type === 'file') pack.entry({ name, mode: mode ?? 0o644 }, content);
+    else pack.entry({ name, type, linkname, mode });
+  }
+  pack.finalize();
+  return Readable.from(pack, { objectMode: false });
+}
+
+describe('unpackTree', () => {
+  let outside: string;
+  let root: string;
+
+  beforeEach(() => {
+    outside = mkdtempSync(join(tmpdir(), 'unpack-'));
+    root = join(outside, 'tree');
+    mkdirSync(root);
+  });
+  afterEach(() => rmSync(outside, { recursive: true, force: true }));
+
+  it('writes files with the executable bit, directories and symbolic links', async () => {
+    await unpackTree(archive([
+      { name: './', type: 'directory' },
+      { name: './a/b.txt', content: 'b' },
+      { name: 'run.sh', content: '#!/bin/sh', mode: 0o755 },
+      { name: 'link', type: 'symlink', linkname: 'a/b.txt' },
+      { name: 'copy', type: 'link', linkname: 'a/b.txt' },
+    ]), root);
+    expect(readFileSync(join(root, 'a/b.txt'), 'utf8')).toBe('b');
+    expect(lstatSync(join(root, 'run.sh')).mode & 0o111).toBe(0o111);
+    expect(readlinkSync(join(root, 'link'))).toBe('a/b.txt');
+    expect(readFileSync(join(root, 'copy'), 'utf8')).toBe('b');
+  });
+
+  it('skips every .git path component, in any case and at any depth', async () => {
+    const result = await unpackTree(archive([
+      { name: '.git/hooks/post-commit', content: 'evil', mode: 0o755 },
+      { name: '.git/config', content: '[core]' },
+      { name: '.GIT/config', content: '[core]' },
+      { name: 'sub/.git', content: 'gitdir: /etc' },
+      { name: 'ok.txt', content: 'ok' },
+    ]), root);
+    expect(result.skippedGitEntries).toBe(4);
+    expect(existsSync(join(root, '.git'))).toBe(false);
+    expect(existsSync(join(root, '.GIT'))).toBe(false);
+    expect(existsSync(join(root, 'sub/.git'))).toBe(false);
+    expect(readFileSync(join(root, 'ok.txt'), 'utf8')).toBe('ok');
+  });
+
+  it.each([
+    ['a parent path', [{ name: '../escaped.txt', content: 'x' }]],
+    ['an absolute path', [{ name: '/tmp/escaped.txt', content: 'x' }]],
+    ['a path through a symbolic link', [{ name: 'out', type: 'symlink', linkname: '..' }, { name: 'out/escaped.txt', content: 'x' }]],
+    ['a hard link to a link leaving the tree', [{ name: 'out', type: 'symlink', linkname: '../secret' }, { name: 'copy', type: 'link', linkname: 'out' }]],
+    ['a hard link to a parent path', [{ name: 'copy', type: 'link', linkname: '../secret' }]],
+  ] as [string, Entry[]][])('refuses %s', async (_, entries) => {
+    writeFileSync(join(outside, 'secret'), 'server secret');
+    await expect(unpackTree(archive(entries), root)).rejects.toBeInstanceOf(UnsafeArchiveError);
+    expect(existsSync(join(outside, 'escaped.txt'))).toBe(false);
+    expect(existsSync(join(root, 'copy'))).toBe(false);
+  });
+
+  it('replaces a symbolic link by a file without writing through it', async () => {
+    writeFileSync(join(outside, 'secret'), 'server secret');
+    await unpackTree(archive([{ name: 'f', type: 'symlink', linkname: '../secret' }, { name: 'f', content: 'mine' }]), root);
+    expect(readFileSync(join(outside, 'secret'), 'utf8')).toBe('server secret');
+    expect(readFileSync(join(root, 'f'), 'utf8')).toBe('mine');
+  });
+});

@@ -1,0 +1,49 @@
+import type { RepoConfig } from '../../config/service-config.js';
+import type { FileAdditions } from './added-lines.js';
+import type { GitCredential } from './git-credential.js';
+
+/** What a run works on in one repository. */
+export interface WorkspaceSource {
+  repo: RepoConfig;
+  credential: GitCredential;
+  /** `service/<ticket>` (workBranchName). */
+  workBranch: string;
+  /** The host's default branch, or the repository's `branch:` key. */
+  baseBranch: string;
+}
+
+/** A tree put into a sandbox, and where it came from. */
+export interface PreparedTree {
+  readonly source: WorkspaceSource;
+  /** The branch the tree was taken from: the work branch when resumed, else the base branch. */
+  readonly startBranch: string;
+  /** Started from the work branch, which the remote already had. */
+  readonly resumed: boolean;
+  /** The commit the tree is; the parent of the run's commit. */
+  readonly commit: string;
+}
+
+export type ChangedFileStatus = 'added' | 'modified' | 'deleted' | 'type-changed';
+
+export interface ChangedFile {
+  /** Relative to the repository root, `/`-separated. */
+  path: string;
+  status: ChangedFileStatus;
+}
+
+/** A sandbox's changes staged on the server, ready to be scanned, committed and pushed. */
+export interface StagedChange {
+  readonly prepared: PreparedTree;
+  readonly files: readonly ChangedFile[];
+  /** The commit made by `commit()`, null before. */
+  readonly commitSha: string | null;
+  /** The lines the staged diff adds (`git diff --cached --text -U0`), file by file, for the secret scan. */
+  addedLines(): AsyncGenerator<FileAdditions>;
+}
+
+export interface CommitDetails {
+  /** The whole message, trailers included (`Run-Id: …`). */
+  message: string;
+  authorName: string;
+  authorEmail: string;
+}

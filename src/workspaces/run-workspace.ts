@@ -1,0 +1,233 @@
+import type { GitConfig, RepoConfig } from '../config/service-config.js';
+import type { PipelineWorkspace, RunEventSink, RunSandbox, StepResult } from '../pipelines/pipeline.js';
+import { RunEventKind } from '../pipelines/run-event-kind.js';
+import type { PullRequestHost, PullRequestRef } from '../platforms/pull-request-host.js';
+import type { Sandbox } from '../sandbox/sandbox-backend.js';
+import { gitCredentialFor } from './git/git-credential.js';
+import type { RepositoryWorkspaces } from './git/repository-workspaces.js';
+import type { PreparedTree, StagedChange } from './git/workspace-types.js';
+import { describeRepositoryFailure } from './publishing/publish-errors.js';
+import { type PublishedPullRequest, type RunFacts, commitMessage, pullRequestBody, titleOf, wipCommitMessage } from './publishing/publication-texts.js';
+import type { PullRequestRecord } from './publishing/pull-request-records.service.js';
+import { describeFindings, scanForSecrets } from './publishing/secret-scan.js';
+import { workBranchName } from './work-branch.js';
+
+/** What a run's workspace needs from the server (WorkspacesService supplies it). */
+export interface RunWorkspaceDeps {
+  git: RepositoryWorkspaces;
+  hostFor(repo: RepoConfig): PullRequestHost;
+  record(input: PullRequestRecord): Promise<void>;
+  /** The ticket's title and web page (null fields when the tracker cannot be read). */
+  ticketFacts(): Promise<{ title: string | null; url: string | null }>;
+  identity: GitConfig;
+  /** Every configured secret value: scanned for in changes, scrubbed from texts. */
+  secrets: readonly string[];
+}
+
+export interface RunWorkspaceInput {
+  runId: string;
+  project: string;
+  ticket: string | null;
+  pipeline: string;
+  /** The pipeline proposes its changes as pull requests (`publish: pull-request`, `code`). */
+  publishes: boolean;
+  events: RunEventSink;
+}
+
+interface Tree {
+  repo: RepoConfig;
+  prepared: PreparedTree;
+  baseBranch: string;
+}
+
+interface Change {
+  tree: Tree;
+  staged: StagedChange;
+}
+
+const fail = (error: string): StepResult => ({ ok: false, error });
+
+/**
+ * One run's repositories on the server side. Before the steps each sandbox receives its
+ * repository's tree (the work branch `service/<ticket>` when the remote has it, else the base
+ * branch). After the steps, for a publishing pipeline with a ticket: every changed repository
+ * is scanned for secrets, committed on the work branch and pushed without force; on success its
+ * pull request is found or created (a re-run updates the open one) and recorded, and the pull
+ * requests of a multi-repository run are linked to each other; on failure the change is pushed
+ * as a wip commit the next run resumes from. Credentials stay in the server: git gets them
+ * through its environment, the hosts through their API clients.
+ */
+export class RunWorkspace implements PipelineWorkspace {
+  private readonly trees = new Map<Sandbox, Tree>();
+  private readonly scratch: (PreparedTree | StagedChange)[] = [];
+
+  constructor(
+    private readonly deps: RunWorkspaceDeps,
+    private readonly run: RunWorkspaceInput,
+  ) {}
+
+  private get workBranch(): string | null {
+    return this.run.ticket === null ? null : workBranchName(this.run.ticket);
+  }
+
+  async prepare(repo: RepoConfig, sandbox: Sandbox): Promise<StepResult> {
+    const credential = gitCredentialFor(repo);
+    if (!credential) {
+      return fail(`repository ${repo.name} has no auth_secret: the server cannot fetch its tree; set auth_secret for it in project ${this.run.project}`);
+    }
+    let baseBranch: string;
+    try {
+      baseBranch = repo.branch ?? await this.deps.hostFor(repo).defaultBranch();
+    } catch (error) {
+      return fail(describeRepositoryFailure(repo.name, 'reading the default branch', error));
+    }
+    try {
+      const prepared = await this.deps.git.prepare({ repo, credential, workBranch: this.workBranch ?? baseBranch, baseBranch }, sandbox);
+      this.scratch.push(prepared);
+      this.trees.set(sandbox, { repo, prepared, baseBranch });
+      const from = prepared.resumed ? `work branch ${prepared.startBranch} (resuming the previous run's work)` : `branch ${prepared.startBranch}`;
+      this.run.events.emit(RunEventKind.Workspace, sandbox.name, `${repo.name}: tree of ${from} at ${prepared.commit.slice(0, 12)}`);
+      return { ok: true };
+    } catch (error) {
+      return fail(describeRepositoryFailure(repo.name, 'fetching the tree', error));
+    }
+  }
+
+  async finish(result: StepResult, sandboxes: readonly RunSandbox[]): Promise<StepResult> {
+    if (!this.run.publishes || this.workBranch === null) return result;
+    const { changes, refusals } = await this.collect(sandboxes);
+    let outcome = result;
+    if (refusals.length > 0) outcome = fail(joinErrors(result.ok ? null : result.error, refusals));
+    if (!outcome.ok) return this.pushWorkInProgress(outcome, changes);
+    return this.publish(changes, result.ok ? (result.summary ?? '') : '');
+  }
+
+  async release(): Promise<void> {
+    for (const item of this.scratch.splice(0)) await this.deps.git.release(item).catch(() => undefined);
+  }
+
+  /** Each sandbox's tree staged against where it started; a change adding a secret is refused. */
+  private async collect(sandboxes: readonly RunSandbox[]): Promise<{ changes: Change[]; refusals: string[] }> {
+    const changes: Change[] = [];
+    const refusals: string[] = [];
+    for (const { sandbox } of sandboxes) {
+      const tree = this.trees.get(sandbox);
+      if (!tree) continue;
+      let staged: StagedChange | null;
+      try {
+        staged = await this.deps.git.collect(tree.prepared, sandbox);
+      } catch (error) {
+        refusals.push(describeRepositoryFailure(tree.repo.name, 'reading the changed tree', error));
+        continue;
+      }
+      if (!staged) {
+        this.run.events.emit(RunEventKind.Publish, sandbox.name, `${tree.repo.name}: no changes`);
+        continue;
+      }
+      this.scratch.push(staged);
+      const findings = await scanForSecrets(staged.addedLines(), this.deps.secrets);
+      if (findings.length > 0) {
+        const text = `repository ${tree.repo.name}: push refused: the change adds what looks like a secret in ${describeFindings(findings)}; remove it from the change (and rotate it if it is real), then run again`;
+        this.run.events.emit(RunEventKind.Publish, sandbox.name, text);
+        refusals.push(text);
+        continue;
+      }
+      this.run.events.emit(RunEventKind.Publish, sandbox.name, `${tree.repo.name}: ${staged.files.length} file(s) changed`);
+      changes.push({ tree, staged });
+    }
+    return { changes, refusals };
+  }
+
+  /** A failed run's changes, committed as `[wip]` and pushed to the work branch; the error says where. */
+  private async pushWorkInProgress(result: StepResult & { ok: false }, changes: readonly Change[]): Promise<StepResult> {
+    if (changes.length === 0) return result;
+    const facts = this.facts(null);
+    const pushed: string[] = [];
+    const problems: string[] = [];
+    for (const { tree, staged } of changes) {
+      try {
+        const sha = await this.commitAs(staged, wipCommitMessage(facts, result.failedStep ?? null));
+        await this.deps.git.push(staged);
+        pushed.push(tree.repo.name);
+        this.run.events.emit(RunEventKind.Publish, tree.repo.name, `${tree.repo.name}: work in progress ${sha.slice(0, 12)} pushed to ${this.workBranch}`);
+      } catch (error) {
+        problems.push(describeRepositoryFailure(tree.repo.name, 'pushing the work in progress', error));
+      }
+    }
+    const note = pushed.length > 0
+      ? `work in progress was pushed to branch ${this.workBranch} of ${pushed.join(', ')}; the next run resumes from it`
+      : null;
+    return { ...result, error: joinErrors(result.error, [note, ...problems].filter((t): t is string => t !== null)) };
+  }
+
+  private async publish(changes: readonly Change[], summary: string): Promise<StepResult> {
+    if (changes.length === 0) return { ok: true, summary };
+    const facts = this.facts(await this.deps.ticketFacts().catch(() => ({ title: null, url: null })));
+    const opened: { change: Change; pr: PullRequestRef }[] = [];
+    for (const change of changes) {
+      const { tree, staged } = change;
+      const name = tree.repo.name;
+      try {
+        const sha = await this.commitAs(staged, commitMessage(facts));
+        await this.deps.git.push(staged);
+        this.run.events.emit(RunEventKind.Publish, name, `${name}: ${sha.slice(0, 12)} pushed to ${this.workBranch}`);
+      } catch (error) {
+        return fail(describeRepositoryFailure(name, `pushing to ${this.workBranch}`, error));
+      }
+      try {
+        const pr = await this.openPullRequest(tree, facts, summary);
+        opened.push({ change, pr });
+      } catch (error) {
+        return fail(describeRepositoryFailure(name, 'opening the pull request', error));
+      }
+    }
+    if (opened.length > 1) {
+      const all: PublishedPullRequest[] = opened.map(({ change, pr }) => ({ repo: change.tree.repo.name, url: pr.url, number: pr.number }));
+      for (const { change, pr } of opened) {
+        const related = all.filter((other) => other.repo !== change.tree.repo.name);
+        try {
+          await this.deps.hostFor(change.tree.repo).update(pr.number, { title: titleOf(facts), body: pullRequestBody(facts, summary, related, this.deps.secrets) });
+        } catch (error) {
+          // The pull requests exist and are recorded: a missing cross-link is reported, not fatal.
+          this.run.events.emit(RunEventKind.Publish, change.tree.repo.name, describeRepositoryFailure(change.tree.repo.name, 'linking the related pull requests', error));
+        }
+      }
+    }
+    return { ok: true, summary };
+  }
+
+  /** Finds the work branch's open pull request and updates it, or opens one; records it with the run. */
+  private async openPullRequest(tree: Tree, facts: RunFacts, summary: string): Promise<PullRequestRef> {
+    const host = this.deps.hostFor(tree.repo);
+    const head = this.workBranch!;
+    const draft = { head, base: tree.baseBranch, title: titleOf(facts), body: pullRequestBody(facts, summary, [], this.deps.secrets) };
+    const existing = await host.findOpen(head, tree.baseBranch);
+    let pr: PullRequestRef;
+    let how: string;
+    if (existing) {
+      pr = await host.update(existing.number, { title: draft.title, body: draft.body });
+      how = 'updated';
+    } else {
+      const created = await host.create(draft);
+      pr = created.pullRequest;
+      how = created.created ? 'opened' : 'found (opened meanwhile) and updated';
+      if (!created.created) pr = await host.update(pr.number, { title: draft.title, body: draft.body });
+    }
+    await this.deps.record({ runId: this.run.runId, project: this.run.project, ticket: this.run.ticket, repo: tree.repo.name, pullRequest: pr });
+    this.run.events.emit(RunEventKind.Publish, tree.repo.name, `${tree.repo.name}: pull request ${pr.url} ${how}`);
+    return pr;
+  }
+
+  private commitAs(staged: StagedChange, message: string): Promise<string> {
+    const { author_name: authorName, author_email: authorEmail } = this.deps.identity;
+    return this.deps.git.commit(staged, { message, authorName, authorEmail });
+  }
+
+  private facts(ticket: { title: string | null; url: string | null } | null): RunFacts {
+    return { runId: this.run.runId, pipeline: this.run.pipeline, ticket: this.run.ticket ?? '', title: ticket?.title ?? null, ticketUrl: ticket?.url ?? null };
+  }
+}
+
+function joinErrors(first: string | null, more: readonly string[]): string {
+  return [first, ...more].filter((t): t is string => t !== null && t.length > 0).join('; ');
+}

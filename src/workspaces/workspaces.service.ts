@@ -1,0 +1,84 @@
+import { rm } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { BuiltInPipeline } from '../common/pipeline-name.js';
+import { ConfigService } from '../config/config.service.js';
+import { PublishMode, type RepoConfig } from '../config/service-config.js';
+import type { PipelineWorkspace, RunEventSink } from '../pipelines/pipeline.js';
+import type { Platform } from '../platforms/platform.js';
+import { pullRequestHostFor } from '../platforms/pull-request-hosts.js';
+import { ProjectTrackerFactory } from '../tickets/label-projection/project-tracker.factory.js';
+import { collectSecrets } from '../tickets/label-projection/secret-scrubber.js';
+import { RepositoryWorkspaces } from './git/repository-workspaces.js';
+import { PullRequestRecordsService } from './publishing/pull-request-records.service.js';
+import { RunWorkspace } from './run-workspace.js';
+import { WORKSPACE_OPTIONS, type WorkspaceOptions } from './workspace.options.js';
+
+/** What a run is, as far as its repositories are concerned. */
+export interface WorkspaceRun {
+  runId: string;
+  platform: Platform;
+  project: string;
+  ticket: string | null;
+  pipeline: string;
+}
+
+/**
+ * Gives each run its repositories (RunWorkspace): the git layer with its mirror cache under
+ * `SERVICE_DATA_DIR`, the code hosts' pull-request APIs, the pull-request records and the
+ * ticket's title from its tracker.
+ */
+@Injectable()
+export class WorkspacesService implements OnModuleInit {
+  private readonly logger = new Logger('Workspaces');
+  private readonly git: RepositoryWorkspaces;
+  private readonly dataDir: string;
+
+  constructor(
+    private readonly config: ConfigService,
+    private readonly records: PullRequestRecordsService,
+    private readonly trackers: ProjectTrackerFactory,
+    @Inject(WORKSPACE_OPTIONS) private readonly options: WorkspaceOptions,
+  ) {
+    this.dataDir = resolve(config.env.dataDir);
+    this.git = new RepositoryWorkspaces({ dataDir: this.dataDir });
+  }
+
+  /** Scratch checkouts left by a process that was killed mid-run are removed; the mirrors stay. */
+  async onModuleInit(): Promise<void> {
+    await rm(join(this.dataDir, 'workspaces'), { recursive: true, force: true }).catch((error: Error) =>
+      this.logger.warn(`could not remove old scratch checkouts: ${error.message}`));
+  }
+
+  /** The run's workspace, or undefined when its project declares no repositories. */
+  forRun(run: WorkspaceRun, events: RunEventSink): PipelineWorkspace | undefined {
+    const { config } = this.config;
+    const project = config.projects[run.project];
+    if (!project || project.repos.length === 0) return undefined;
+    return new RunWorkspace(
+      {
+        git: this.git,
+        hostFor: (repo: RepoConfig) => pullRequestHostFor(repo, this.options.http),
+        record: (input) => this.records.record(input),
+        ticketFacts: () => this.ticketFacts(run),
+        identity: config.git,
+        secrets: collectSecrets(config, this.config.env),
+      },
+      { runId: run.runId, project: run.project, ticket: run.ticket, pipeline: run.pipeline, publishes: this.publishes(run.pipeline), events },
+    );
+  }
+
+  /** `code` proposes its work; a command pipeline does when it says `publish: pull-request`. */
+  private publishes(pipeline: string): boolean {
+    if (pipeline === BuiltInPipeline.Code) return true;
+    return this.config.config.pipelines[pipeline]?.publish === PublishMode.PullRequest;
+  }
+
+  private async ticketFacts(run: WorkspaceRun): Promise<{ title: string | null; url: string | null }> {
+    if (run.ticket === null) return { title: null, url: null };
+    const tracker = this.trackers.forProject(run.project, run.platform);
+    if ('unconfigured' in tracker) return { title: null, url: null };
+    const ticket = await tracker.client.readTicket(run.ticket);
+    return { title: ticket.title, url: ticket.url };
+  }
+}
