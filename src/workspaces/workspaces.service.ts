@@ -1,4 +1,4 @@
-import { rm } from 'node:fs/promises';
+import { readdir, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { BuiltInPipeline } from '../common/pipeline-name.js';
@@ -13,6 +13,9 @@ import { RepositoryWorkspaces } from './git/repository-workspaces.js';
 import { PullRequestRecordsService } from './publishing/pull-request-records.service.js';
 import { RunWorkspace } from './run-workspace.js';
 import { WORKSPACE_OPTIONS, type WorkspaceOptions } from './workspace.options.js';
+
+/** A scratch checkout lives from a run's last step to its push: one older than this was abandoned. */
+const STALE_SCRATCH_MS = 6 * 60 * 60_000;
 
 /** What a run is, as far as its repositories are concerned. */
 export interface WorkspaceRun {
@@ -44,10 +47,25 @@ export class WorkspacesService implements OnModuleInit {
     this.git = new RepositoryWorkspaces({ dataDir: this.dataDir });
   }
 
-  /** Scratch checkouts left by a process that was killed mid-run are removed; the mirrors stay. */
+  /**
+   * Scratch checkouts left by a process killed mid-run are removed; the mirrors stay. Only old
+   * ones: another replica sharing the data directory may be publishing from its own right now.
+   */
   async onModuleInit(): Promise<void> {
-    await rm(join(this.dataDir, 'workspaces'), { recursive: true, force: true }).catch((error: Error) =>
-      this.logger.warn(`could not remove old scratch checkouts: ${error.message}`));
+    const root = join(this.dataDir, 'workspaces');
+    const names = await readdir(root).catch(() => [] as string[]);
+    let removed = 0;
+    for (const name of names) {
+      const path = join(root, name);
+      try {
+        if (Date.now() - (await stat(path)).mtimeMs < STALE_SCRATCH_MS) continue;
+        await rm(path, { recursive: true, force: true });
+        removed++;
+      } catch (error) {
+        this.logger.warn(`could not remove the old scratch checkout ${name}: ${(error as Error).message}`);
+      }
+    }
+    if (removed > 0) this.logger.log(`removed ${removed} scratch checkout(s) left by an earlier process`);
   }
 
   /** The run's workspace, or undefined when its project declares no repositories. */
