@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import type { Readable } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
 import { scrubSecrets } from '../../tickets/label-projection/secret-scrubber.js';
 import type { GitCredential } from './git-credential.js';
 import { credentialSecrets, gitEnvironment } from './git-environment.js';
@@ -67,9 +67,18 @@ export class GitCli {
     return Buffer.concat(chunks).toString('utf8');
   }
 
-  /** Starts git; its stdout is left for the caller to read. */
+  /**
+   * Starts git; its stdout is left for the caller to read, whenever it starts reading. Node
+   * resumes, and so throws away, the output of a child that exits while nobody reads it: a caller
+   * that awaits anything first (a sandbox's putArchive resolving its directory) would read an
+   * empty stream when git was quick, and a sandbox would get an empty tree. Piping it at once into
+   * a PassThrough keeps it (backpressure still holds git back from a slow reader).
+   */
   stream(args: readonly string[], options: GitRunOptions): GitStream {
-    return this.start(args, options);
+    const started = this.start(args, options);
+    const stdout = started.stdout.pipe(new PassThrough());
+    started.stdout.once('error', (error) => stdout.destroy(error));
+    return { ...started, stdout };
   }
 
   private start(args: readonly string[], options: GitRunOptions): GitStream {

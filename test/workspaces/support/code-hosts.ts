@@ -1,0 +1,175 @@
+import { join } from 'node:path';
+import { Platform } from '../../../src/platforms/platform.js';
+import { AzureDevOpsStandIn } from '../../stand-ins/azure-devops-stand-in.js';
+import type { CodeHostStandIn } from '../../stand-ins/code-host-stand-in.js';
+import { branchTip, createBareRepository } from '../../stand-ins/git-repositories.js';
+import { GitHubStandIn } from '../../stand-ins/github-stand-in.js';
+import { GitLabStandIn } from '../../stand-ins/gitlab-stand-in.js';
+import type { RecordedRequest } from '../../stand-ins/stand-in-server.js';
+
+/**
+ * One code host for the end-to-end publishing tests: a platform stand-in that serves the
+ * repository's API and, mounted on the same server, its git remote (a real bare repository
+ * behind `git http-backend`, refusing anyone without the token). The stand-in's branch checks
+ * read the bare repository, so a pull request's head must really have been pushed. The host can
+ * also be the project's ticket tracker (issues, work items), so comments, labels and statuses
+ * land on it too.
+ */
+export interface CodeHost {
+  readonly platform: Platform;
+  readonly standIn: CodeHostStandIn;
+  /** The repository's configured name. */
+  readonly name: string;
+  /** The bare repository the remote serves. */
+  readonly bare: string;
+  readonly token: string;
+  /** The user name git sends with the token (what a leaked Basic header would carry). */
+  readonly gitUser: string;
+  /** The repository's `repos:` entry (no `branch:`: the default branch is read from the API). */
+  repoEntry(extra?: Record<string, unknown>): Record<string, unknown>;
+  /** `tracker` and the trigger block of a project whose tickets live on this host. */
+  trackerConfig(doneStatus: string, defaultPipeline: string): Record<string, unknown>;
+  addTicket(ticket: string, title: string): void;
+  /** The ticket's web page, as the tracker answers it (the pull request body links it). */
+  ticketUrl(ticket: string): string;
+  comments(ticket: string): string[];
+  /** Labels (GitHub, GitLab) or tags (Azure DevOps). */
+  labels(ticket: string): string[];
+  /** Whether the trigger's done status shows on the ticket. */
+  showsDoneStatus(ticket: string): boolean;
+  /** The request that set the done status. */
+  isDoneStatusWrite(req: RecordedRequest, ticket: string): boolean;
+  /** The request that posted a comment on the ticket. */
+  isCommentPost(req: RecordedRequest, ticket: string): boolean;
+  pullRequests(): HostPullRequest[];
+  stop(): Promise<void>;
+}
+
+/** A pull (merge) request as the host holds it, the same shape for the three. */
+export interface HostPullRequest {
+  number: number;
+  title: string;
+  body: string;
+  head: string;
+  base: string;
+  open: boolean;
+}
+
+export const DONE_STATUS = { [Platform.GitHub]: 'done', [Platform.GitLab]: 'done', [Platform.AzureDevOps]: 'Resolved' } as const;
+
+export type HostKind = typeof Platform.GitHub | typeof Platform.GitLab | typeof Platform.AzureDevOps;
+
+/** Starts the host's stand-in with a bare repository `name` (one commit on `main`) under `root`. */
+export async function startCodeHost(kind: HostKind, root: string, token: string, name: string): Promise<CodeHost> {
+  const bare = join(root, `${kind}-${name}.git`);
+  createBareRepository(bare, { defaultBranch: 'main', files: { 'README.md': `# ${name}\n`, '.gitignore': 'build/\n' } });
+  const exists = (branch: string) => branchTip(bare, branch) !== null;
+  switch (kind) {
+    case Platform.GitHub:
+      return gitHub(await new GitHubStandIn(token, 'acme', name).start(), bare, token, name, exists);
+    case Platform.GitLab:
+      return gitLab(await new GitLabStandIn(token, `fin/${name}`, 70 + name.length).start(), bare, token, name, exists);
+    case Platform.AzureDevOps:
+      return azureDevOps(await new AzureDevOpsStandIn(token, 'acme', 'Shop', 'pipeline-bot@acme.example', name).start(), bare, token, name, exists);
+  }
+}
+
+function gitHub(standIn: GitHubStandIn, bare: string, token: string, name: string, exists: (b: string) => boolean): CodeHost {
+  standIn.mountGit(`/acme/${name}`, { repository: bare, credential: { username: 'x-access-token', password: token } });
+  standIn.branchExists = exists;
+  const issue = (ticket: string) => {
+    const found = standIn.issues.get(Number(ticket));
+    if (!found) throw new Error(`no issue ${ticket}`);
+    return found;
+  };
+  const issuePath = (ticket: string) => `/repos/acme/${name}/issues/${ticket}`;
+  return {
+    platform: Platform.GitHub, standIn, name, bare, token, gitUser: 'x-access-token',
+    repoEntry: (extra = {}) => ({ name, platform: 'platform-a', url: `${standIn.url}/acme/${name}`, api_url: standIn.apiUrl, auth_secret: token, ...extra }),
+    trackerConfig: (done, pipeline) => ({ tracker: 'platform-a', platform_a_trigger: { trigger_statuses: ['ready-for-agent'], default_pipeline: pipeline, done_status: done } }),
+    addTicket: (ticket, title) => void standIn.addIssue(Number(ticket), [], { title }),
+    ticketUrl: (ticket) => `${standIn.webUrl}/issues/${ticket}`,
+    comments: (ticket) => issue(ticket).comments.map((c) => c.body),
+    labels: (ticket) => [...issue(ticket).labels],
+    showsDoneStatus: (ticket) => issue(ticket).labels.includes(DONE_STATUS[Platform.GitHub]),
+    isDoneStatusWrite: (req, ticket) =>
+      req.method === 'POST' && req.path === `${issuePath(ticket)}/labels` && listOf(bodyOf(req)['labels']).includes(DONE_STATUS[Platform.GitHub]),
+    isCommentPost: (req, ticket) => req.method === 'POST' && req.path === `${issuePath(ticket)}/comments`,
+    pullRequests: () => standIn.pullRequests.map((p) => ({ number: p.number, title: p.title, body: p.body ?? '', head: p.head, base: p.base, open: p.state === 'open' })),
+    stop: () => standIn.stop(),
+  };
+}
+
+function gitLab(standIn: GitLabStandIn, bare: string, token: string, name: string, exists: (b: string) => boolean): CodeHost {
+  standIn.mountGit(`/fin/${name}`, { repository: bare, credential: { username: 'oauth2', password: token } });
+  standIn.branchExists = exists;
+  const issue = (ticket: string) => {
+    const found = standIn.issues.get(Number(ticket));
+    if (!found) throw new Error(`no issue ${ticket}`);
+    return found;
+  };
+  const issuePath = (ticket: string) => `/api/v4/projects/${encodeURIComponent(standIn.projectPath)}/issues/${ticket}`;
+  return {
+    platform: Platform.GitLab, standIn, name, bare, token, gitUser: 'oauth2',
+    repoEntry: (extra = {}) => ({ name, platform: 'platform-b', url: `${standIn.url}/fin/${name}`, api_url: standIn.apiUrl, auth_secret: token, ...extra }),
+    trackerConfig: (done, pipeline) => ({ tracker: 'platform-b', platform_b_trigger: { trigger_statuses: ['ready-for-agent'], default_pipeline: pipeline, done_status: done } }),
+    addTicket: (ticket, title) => void standIn.addIssue(Number(ticket), [], 'opened', title),
+    ticketUrl: (ticket) => `${standIn.webUrl}/-/issues/${ticket}`,
+    comments: (ticket) => issue(ticket).notes.filter((n) => !n.system).map((n) => n.body),
+    labels: (ticket) => [...issue(ticket).labels],
+    showsDoneStatus: (ticket) => issue(ticket).labels.includes(DONE_STATUS[Platform.GitLab]),
+    isDoneStatusWrite: (req, ticket) =>
+      req.method === 'PUT' && req.path === issuePath(ticket) && listOf(bodyOf(req)['add_labels']).includes(DONE_STATUS[Platform.GitLab]),
+    isCommentPost: (req, ticket) => req.method === 'POST' && req.path === `${issuePath(ticket)}/notes`,
+    pullRequests: () => standIn.pullRequests.map((m) => ({ number: m.iid, title: m.title, body: m.description ?? '', head: m.sourceBranch, base: m.targetBranch, open: m.state === 'opened' })),
+    stop: () => standIn.stop(),
+  };
+}
+
+function azureDevOps(standIn: AzureDevOpsStandIn, bare: string, token: string, name: string, exists: (b: string) => boolean): CodeHost {
+  // The repository's own URL spells the organization, project and repository as Azure DevOps does.
+  standIn.mountGit(`/acme/Shop/_git/${name}`, { repository: bare, credential: { username: null, password: token } });
+  standIn.branchExists = exists;
+  const item = (ticket: string) => {
+    const found = standIn.items.get(Number(ticket));
+    if (!found) throw new Error(`no work item ${ticket}`);
+    return found;
+  };
+  const itemPath = (ticket: string) => `/acme/Shop/_apis/wit/workitems/${ticket}`;
+  const done = DONE_STATUS[Platform.AzureDevOps];
+  return {
+    platform: Platform.AzureDevOps, standIn, name, bare, token, gitUser: 'pipeline-service',
+    repoEntry: (extra = {}) => ({ name, platform: 'platform-c', url: `${standIn.url}/acme/Shop/_git/${name}`, api_url: standIn.organizationUrl, auth_secret: token, ...extra }),
+    trackerConfig: (doneStatus, pipeline) => ({
+      tracker: 'platform-c',
+      platform_c_trigger: {
+        organization_url: standIn.organizationUrl, team_project: 'Shop', credentials: token,
+        trigger_statuses: ['Ready for Agent'], default_pipeline: pipeline, done_status: doneStatus,
+      },
+    }),
+    addTicket: (ticket, title) => void standIn.addWorkItem(Number(ticket), 'Active', [], title),
+    ticketUrl: (ticket) => `${standIn.webOrganizationUrl}/Shop/_workitems/edit/${ticket}`,
+    comments: (ticket) => item(ticket).comments.map((c) => c.text),
+    labels: (ticket) => standIn.tagsOf(Number(ticket)),
+    showsDoneStatus: (ticket) => item(ticket).fields['System.State'] === done,
+    isDoneStatusWrite: (req, ticket) =>
+      req.method === 'PATCH' && req.path.toLowerCase() === itemPath(ticket).toLowerCase() && Array.isArray(req.body)
+      && (req.body as { path?: string; value?: unknown }[]).some((op) => op.path === '/fields/System.State' && op.value === done),
+    isCommentPost: (req, ticket) => req.method === 'POST' && req.path.toLowerCase() === `${itemPath(ticket)}/comments`.toLowerCase(),
+    pullRequests: () => standIn.pullRequests.map((p) => ({
+      number: p.pullRequestId, title: p.title, body: p.description, head: p.sourceRefName.replace(/^refs\/heads\//, ''),
+      base: p.targetRefName.replace(/^refs\/heads\//, ''), open: p.status === 'active',
+    })),
+    stop: () => standIn.stop(),
+  };
+}
+
+function bodyOf(req: RecordedRequest): Record<string, unknown> {
+  return req.body !== null && typeof req.body === 'object' ? (req.body as Record<string, unknown>) : {};
+}
+
+/** A label list as the clients send it: an array, or a comma-separated string. */
+function listOf(value: unknown): string[] {
+  if (Array.isArray(value)) return value.map(String);
+  return typeof value === 'string' ? value.split(',') : [];
+}
