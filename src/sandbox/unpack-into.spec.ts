@@ -158,3 +158,10 @@ describe('unpackInto', () => {
     await expect(unpackInto(dir, failing)).rejects.toThrow('the producer broke');
   });
 });
+
+describe('unpackInto: a stream with no bytes at all', () => {
+  it('is refused: an empty tree still arrives as an end-of-archive marker', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'unpack-empty-'));
+    await expect(unpackInto(dir, Readable.from([]))).rejects.toThrow(/archive is empty/);
+  });
+});

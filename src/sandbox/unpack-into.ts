@@ -1,6 +1,6 @@
 import { lstat, realpath, symlink, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
+import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { type ExtractEvents, extract } from 'tar-stream';
 import { FileSink } from './file-sink.js';
@@ -36,7 +36,8 @@ export async function unpackInto(dir: string, tar: Readable): Promise<void> {
   const directories = new VerifiedDirectories(root);
   const writes = new PendingFileWrites();
   const entries = extract();
-  const feeding = pipeline(tar, entries);
+  const counter = byteCounter();
+  const feeding = pipeline(tar, counter.stream, entries);
   feeding.catch(() => undefined); // awaited below, whichever way the loop ends
   try {
     for await (const entry of entries) {
@@ -50,6 +51,20 @@ export async function unpackInto(dir: string, tar: Readable): Promise<void> {
     throw (await feedFailure(feeding)) ?? writes.failure ?? error;
   }
   await feeding;
+  // Even an empty tree is 1 KiB of end-of-archive marker: no bytes at all means the tree was lost on the way.
+  if (counter.bytes() === 0) throw new Error('the archive is empty (not even an end-of-archive marker): the tree did not arrive');
+}
+
+/** Passes bytes through, counting them. */
+export function byteCounter(): { stream: Transform; bytes(): number } {
+  let bytes = 0;
+  const stream = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      bytes += chunk.length;
+      done(null, chunk);
+    },
+  });
+  return { stream, bytes: () => bytes };
 }
 
 /**

@@ -303,8 +303,8 @@ export function describePublishing(kind: HostKind): void {
       it('credentials refused: the run fails naming the repository and its auth_secret', async () => {
         const { state, error } = await run('err-auth', 'AUTH-1', 'greet');
         expect(state).toBe('failed');
-        expect(error).toMatch(/repository err-auth: fetching the tree failed/);
-        expect(error).toMatch(/auth_secret of repository err-auth is valid/);
+        expect(error).toMatch(/repository err-auth: fetching failed \(credentials\)/);
+        expect(error).toMatch(/refused the repository's auth_secret: check that the token is valid/);
         expect(error).not.toContain(WRONG_TOKEN);
       });
 
@@ -320,24 +320,24 @@ export function describePublishing(kind: HostKind): void {
         protectBranch(host.bare, 'service/PROT-1');
         const { state, error } = await run('err-protected', 'PROT-1', 'greet');
         expect(state).toBe('failed');
-        expect(error).toMatch(/repository err-protected: pushing to service\/PROT-1 failed/);
-        expect(error).toContain('allow the service to push to service/* branches');
+        expect(error).toMatch(/repository err-protected: pushing service\/PROT-1 failed \(protected\)/);
+        expect(error).toContain("allow the service's user to push to the branch");
         expect(branchTip(host.bare, 'service/PROT-1')).toBeNull();
       });
 
       it('unreachable remote: the run fails naming the repository and what to check', async () => {
         const { state, error } = await run('err-down', 'DOWN-1', 'greet');
         expect(state).toBe('failed');
-        expect(error).toMatch(/repository err-down: fetching the tree failed/);
-        expect(error).toMatch(/check the repository's url and that the server can reach its host/);
+        expect(error).toMatch(/repository err-down: fetching failed \(unreachable\)/);
+        expect(error).toMatch(/check the url, the network and the host's status/);
       });
 
       it('work branch moved on the remote during the run: the push is refused, never forced', async () => {
         const branch = `service/${RACE_TICKET}`;
         const { state, error } = await run('err-race', RACE_TICKET, 'race');
         expect(state).toBe('failed');
-        expect(error).toMatch(new RegExp(`repository err-race: pushing to ${branch} failed`));
-        expect(error).toContain('the next run starts from its new tip');
+        expect(error).toMatch(new RegExp(`repository err-race: pushing ${branch} failed \\(diverged\\)`));
+        expect(error).toContain('re-run the ticket to start from the new tip');
         expect(branchTip(host.bare, branch)).toBe(raceTip); // theirs stands
       });
 
