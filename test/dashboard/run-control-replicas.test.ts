@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -13,6 +13,7 @@ import { bootClaimContext } from '../runs/support/run-test-app.js';
 import { type RunTestSetup, createRunTestSetup, eventually } from '../runs/support/run-test-setup.js';
 import { sandboxProcessesOf } from '../runs/support/sandbox-processes.js';
 import { type ServerChild, startServerChild } from '../runs/support/server-child.js';
+import { createBareRepository } from '../stand-ins/git-repositories.js';
 import { GitHubStandIn } from '../stand-ins/github-stand-in.js';
 import { OidcAuthority } from '../stand-ins/oidc-authority.js';
 import { testEnvironment } from '../support/test-env.js';
@@ -40,6 +41,7 @@ let replicas: Replica[] = [];
 let operator: string;
 let reader: string;
 const logDir = mkdtempSync(join(tmpdir(), 'run-control-replicas-'));
+const repositories = mkdtempSync(join(tmpdir(), 'run-control-replicas-git-'));
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -102,11 +104,15 @@ const eventsOf = async (id: string) =>
 beforeAll(async () => {
   idp = await OidcAuthority.start();
   github = await new GitHubStandIn(TRACKER_TOKEN).start();
+  // The stand-in serves the repository's git as well, with the same token.
+  const bare = join(repositories, 'shop-web.git');
+  createBareRepository(bare, { defaultBranch: 'main' });
+  github.mountGit('/acme/shop-web', { repository: bare, credential: { username: 'x-access-token', password: TRACKER_TOKEN } });
   setup = await createRunTestSetup({
     projects: {
       shop: {
         tracker: 'platform-a',
-        repos: [{ name: 'shop-web', platform: 'platform-a', url: 'https://github.com/acme/shop-web', api_url: github.apiUrl, auth_secret: TRACKER_TOKEN }],
+        repos: [{ name: 'shop-web', platform: 'platform-a', url: `${github.url}/acme/shop-web`, api_url: github.apiUrl, auth_secret: TRACKER_TOKEN }],
         platform_a_trigger: { trigger_statuses: ['ready-for-agent'], default_pipeline: 'slow' },
       },
     },
@@ -123,6 +129,7 @@ afterAll(async () => {
   await setup?.cleanup();
   await github?.stop();
   await idp?.stop();
+  rmSync(repositories, { recursive: true, force: true });
 });
 
 describe('cancel across replicas, enforcement on', () => {
@@ -149,6 +156,8 @@ describe('cancel across replicas, enforcement on', () => {
       10_000, `${executing.child.pid} to record the stop`);
     expect(await runOf(runId)).toEqual({ state: 'cancelled', error: `cancelled by ${OPERATOR}` });
     expect(await eventsOf(runId)).toContainEqual({ kind: 'run-cancelled', text: `cancelled by ${OPERATOR}` });
+    // Its sandbox had received the tree of the host's default branch (no `branch:` configured).
+    expect(await eventsOf(runId)).toContainEqual({ kind: 'workspace', text: expect.stringMatching(/^shop-web: tree of branch main at [0-9a-f]{12}$/) });
 
     // The ticket shows it: `service:failed` and the failure comment naming who cancelled.
     const issue = github.issues.get(501)!;

@@ -68,7 +68,7 @@ describe('a broken bootstrap file', () => {
   it('a bad project → a finding naming the project; the good project still loads', async () => {
     const server = await serveFile('bad-project.yml', stringify({
       projects: {
-        good: { tracker: 'platform-a', repos: [{ name: 'good-web', platform: 'platform-a', url: 'https://github.com/acme/good-web' }] },
+        good: { tracker: 'platform-a', repos: [{ name: 'good-web', platform: 'platform-a', url: 'https://github.com/acme/good-web', auth_secret: 'ghp_e2eGoodWebToken01' }] },
         ghost: { tracker: 'platform-q', repos: [{ name: 'ghost', platform: 'platform-a', url: 'https://github.com/acme/ghost' }] },
         halfway: {
           tracker: 'platform-d',

@@ -31,7 +31,7 @@ beforeAll(async () => {
     createTestDatabase('e2e_cli'),
     createTestDatabase('e2e_cli_fresh', { migrated: false }),
   ]);
-  writeFileSync(goodConfig, stringify({ projects: { shop: { tracker: 'platform-a', repos: [{ name: 'w', platform: 'platform-a', url: 'https://github.com/acme/w' }] } } }));
+  writeFileSync(goodConfig, stringify({ projects: { shop: { tracker: 'platform-a', repos: [{ name: 'w', platform: 'platform-a', url: 'https://github.com/acme/w', auth_secret: 'ghp_e2eCliRepositoryToken01' }] } } }));
   writeFileSync(brokenConfig, stringify({ projects: { shop: { tracker: 'platform-z' } } }));
 });
 

@@ -102,13 +102,16 @@ describe('a configuration with problems', () => {
       expect(byField('webhooks.platform_a_secret')?.reason).toContain('FOUNDATION_UNSET_SECRET');
       expect(byField('pipelines.code')).toMatchObject({ severity: 'blocking' });
       expect(byField('projects.shop.repos[1]')).toMatchObject({ severity: 'blocking', project: 'shop', trigger: null });
+      // shop-web is loaded but has no auth_secret: its runs could not fetch its tree.
+      expect(byField('projects.shop.repos[0].auth_secret')).toMatchObject({ severity: 'blocking', project: 'shop', trigger: null });
+      expect(byField('projects.shop.repos[0].auth_secret')?.reason).toContain('repository shop-web has no auth_secret');
       expect(byField('projects.shop.platform_a_trigger.default_pipeline'))
         .toMatchObject({ severity: 'blocking', project: 'shop', trigger: 'platform_a_trigger' });
       expect(byField('projects.lost.tracker')).toMatchObject({ severity: 'blocking', project: 'lost', trigger: null });
-      expect(configuration).toHaveLength(6);
+      expect(configuration).toHaveLength(7);
 
       expect(body.degraded).toBe(true);
-      expect(body.blocking).toBe(6);
+      expect(body.blocking).toBe(7);
       expect(body.advisory).toBe(1); // KVSTORE_URL unset
     });
   });

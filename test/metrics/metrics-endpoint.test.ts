@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Redis } from 'ioredis';
 import pg from 'pg';
@@ -11,6 +14,7 @@ import { type TestDatabase, createTestDatabase } from '../support/test-database.
 import { testEnvironment } from '../support/test-env.js';
 import { REDIS_URL, deleteKeys, uniqueKeyPrefix } from '../support/test-store.js';
 import { type TempConfig, tempConfig } from '../support/temp-config.js';
+import { createBareRepository } from '../stand-ins/git-repositories.js';
 import { GitHubStandIn } from '../stand-ins/github-stand-in.js';
 import { bootRunApp } from '../runs/support/run-test-app.js';
 import { SHORT_QUEUE, eventually } from '../runs/support/run-test-setup.js';
@@ -26,7 +30,6 @@ import { type Scrape, find, scrape, value } from './support/exposition.js';
  * `metrics.enabled: false` turns the route into a 404.
  */
 const TICKET = 987123;
-const REPO = 'https://github.com/acme/shop-web';
 const GH_TOKEN = 'ghp_metricsTestToken000001';
 const GI = 1024 ** 3;
 const SUBSYSTEMS = ['queue_consumer', 'housekeeping', 'poller', 'capacity_queue', 'redis'];
@@ -35,6 +38,9 @@ let database: TestDatabase;
 let config: TempConfig;
 let keyPrefix: string;
 let github: GitHubStandIn;
+/** The repository's url: on the stand-in, which serves its git as well. */
+let REPO: string;
+let repositories: string;
 let dbProxy: TcpProxy;
 let storeProxy: TcpProxy;
 let pool: pg.Pool;
@@ -76,6 +82,10 @@ beforeAll(async () => {
   keyPrefix = uniqueKeyPrefix('metrics');
   github = await new GitHubStandIn(GH_TOKEN, 'acme', 'shop-web').start();
   github.addIssue(TICKET, ['bug']);
+  repositories = mkdtempSync(join(tmpdir(), 'metrics-test-git-'));
+  createBareRepository(join(repositories, 'shop-web.git'), { defaultBranch: 'main' });
+  github.mountGit('/acme/shop-web', { repository: join(repositories, 'shop-web.git'), credential: { username: 'x-access-token', password: GH_TOKEN } });
+  REPO = `${github.url}/acme/shop-web`;
   dbProxy = await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(database.url).port || 5432) });
   const redisUrl = new URL(REDIS_URL);
   storeProxy = await startTcpProxy({ host: redisUrl.hostname, port: Number(redisUrl.port || 6379) });
@@ -92,6 +102,7 @@ afterAll(async () => {
   await dbProxy?.close();
   await storeProxy?.close();
   await github?.stop();
+  if (repositories) rmSync(repositories, { recursive: true, force: true });
   const redis = new Redis(REDIS_URL);
   await deleteKeys(redis, keyPrefix).catch(() => undefined);
   redis.disconnect();
@@ -109,8 +120,7 @@ async function endedRun(ticket: number): Promise<{ id: string; state: string }> 
 
 describe('GET /metrics', () => {
   const delivery = randomUUID();
-  const body = githubLabeled(TICKET, { repoUrl: REPO, label: 'bug' });
-  const title = String((body['issue'] as { title: string }).title);
+  const title = String((githubLabeled(TICKET)['issue'] as { title: string }).title);
   let before: Scrape;
   let after: Scrape;
 
@@ -123,6 +133,7 @@ describe('GET /metrics', () => {
   });
 
   it('moves the delivery, claim, transition, label and run metrics when a delivery runs a pipeline to its end', async () => {
+    const body = githubLabeled(TICKET, { repoUrl: REPO, label: 'bug' });
     const reply = await sendWire(app, githubWire('issues', body, { delivery }));
     expect(reply).toMatchObject({ status: 202, body: `Accepted: ${TICKET} in shop` });
     const run = await endedRun(TICKET);

@@ -5,7 +5,6 @@ import { ClaimService } from '../../src/tickets/claim.service.js';
 import { bootRunApp } from './support/run-test-app.js';
 import { type RunTestSetup, createRunTestSetup, eventually } from './support/run-test-setup.js';
 
-const repo = (name: string, prefix: string) => ({ name, platform: 'platform-a', url: `https://github.com/acme/${name}`, path_prefix: prefix });
 
 let setup: RunTestSetup;
 let app: NestFastifyApplication;
@@ -14,9 +13,12 @@ beforeAll(async () => {
   // Room for two sandboxes: one run of `pair` (two repositories) or two runs of `solo`.
   setup = await createRunTestSetup({
     capacity: { cpu: 2, memory: '4Gi' },
-    projects: {
-      solo: { tracker: 'platform-a', repos: [repo('solo-web', '')] },
-      pair: { tracker: 'platform-a', repos: [repo('pair-web', 'web/'), repo('pair-api', 'api/')] },
+    projects: (remotes) => {
+      const repo = (name: string, prefix: string) => remotes.entry(name, 'platform-a', { path_prefix: prefix });
+      return {
+        solo: { tracker: 'platform-a', repos: [repo('solo-web', '')] },
+        pair: { tracker: 'platform-a', repos: [repo('pair-web', 'web/'), repo('pair-api', 'api/')] },
+      };
     },
   });
   app = await bootRunApp(setup.env);

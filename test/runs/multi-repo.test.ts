@@ -6,14 +6,16 @@ import { ClaimService } from '../../src/tickets/claim.service.js';
 import { bootRunApp } from './support/run-test-app.js';
 import { type RunTestSetup, createRunTestSetup, eventually } from './support/run-test-setup.js';
 
-const repo = (name: string, prefix: string) => ({ name, platform: 'platform-a', url: `https://github.com/acme/${name}`, path_prefix: prefix });
 
 let setup: RunTestSetup;
 let app: NestFastifyApplication;
 
 beforeAll(async () => {
   setup = await createRunTestSetup({
-    projects: { shop: { tracker: 'platform-a', repos: [repo('shop-web', 'web/'), repo('shop-api', 'api/'), repo('shop-docs', 'docs/')] } },
+    projects: (remotes) => {
+      const repo = (name: string, prefix: string) => remotes.entry(name, 'platform-a', { path_prefix: prefix });
+      return { shop: { tracker: 'platform-a', repos: [repo('shop-web', 'web/'), repo('shop-api', 'api/'), repo('shop-docs', 'docs/')] } };
+    },
   });
   app = await bootRunApp(setup.env);
 });
@@ -40,6 +42,13 @@ describe('a multi-repository project', () => {
       { repo: 'shop-docs', path_prefix: 'docs/', state: 'destroyed' },
       { repo: 'shop-web', path_prefix: 'web/', state: 'destroyed' },
     ]);
+
+    // Each sandbox received its own repository's tree (branch main) before the steps.
+    const trees = (await setup.db.query(`SELECT sandbox, text FROM run_events WHERE run_id = $1 AND kind = 'workspace' ORDER BY sandbox`, [runId])).rows;
+    expect(trees).toEqual(['shop-api', 'shop-docs', 'shop-web'].map((name) => ({
+      sandbox: name,
+      text: expect.stringMatching(new RegExp(`^${name}: tree of branch main at [0-9a-f]{12}$`)),
+    })));
 
     const out = (await setup.db.query(`SELECT sandbox, text FROM run_events WHERE run_id = $1 AND kind = 'stdout' ORDER BY seq`, [runId])).rows as { sandbox: string; text: string }[];
     const dirs = new Set<string>();

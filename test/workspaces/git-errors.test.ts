@@ -116,9 +116,12 @@ describe('git failures against git http-backend', () => {
       });
       const url = `http://127.0.0.1:${silent.port}/acme/shop-web`;
       const pending = workspaces.prepare(fx.source('42', { repo: fx.repo({ url }) }), await fx.sandbox()).catch((e: unknown) => e);
-      // Wait until git and its http helper are both running against the silent server.
+      // Wait until git and its http helper are both running against the silent server. The helper
+      // is started through a `git remote-http` wrapper, whose forked child carries the wrapper's
+      // argv until it execs git-remote-http: wait for the helper itself, not for a count.
       let gitProcesses: [number, string[]][] = [];
-      for (let i = 0; i < 100 && gitProcesses.length < 2; i++) {
+      const helperRuns = () => gitProcesses.some(([, argv]) => /remote-http/.test(argv[0] ?? ''));
+      for (let i = 0; i < 100 && !helperRuns(); i++) {
         await new Promise((resolve) => setTimeout(resolve, 20));
         gitProcesses = [...processArgv()].filter(([, argv]) => argv.some((arg) => arg.includes(`:${silent.port}/`)));
       }

@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import type { ServiceEnvironment } from '../../../src/config/environment.js';
+import { GitRemotes } from '../../support/git-remotes.js';
 import { testEnvironment } from '../../support/test-env.js';
 import { createTestDatabase } from '../../support/test-database.js';
 import { REDIS_URL, deleteKeys, uniqueKeyPrefix } from '../../support/test-store.js';
@@ -40,6 +41,8 @@ export interface RunTestSetup {
   keyPrefix: string;
   redis: Redis;
   db: pg.Pool;
+  /** The real git remotes (smart HTTP) the default projects' repositories live on. */
+  remotes: GitRemotes;
   /** Deletes every key under this setup's prefix. */
   flushPrefix(): Promise<number>;
   cleanup(): Promise<void>;
@@ -48,7 +51,11 @@ export interface RunTestSetup {
 export interface RunTestOptions {
   queue?: Record<string, number>;
   capacity?: { cpu: number | string; memory: string };
-  projects?: Record<string, unknown>;
+  /**
+   * The projects; a function receives the setup's GitRemotes, so their repositories can be real
+   * remotes (`remotes.entry(name)`). Default: `solo` with one repository `solo-web` on a remote.
+   */
+  projects?: Record<string, unknown> | ((remotes: GitRemotes) => Record<string, unknown>);
   /** More command pipelines, beside TEST_PIPELINES. */
   pipelines?: Record<string, { commands: string[]; timeout_seconds: number }>;
 }
@@ -56,14 +63,14 @@ export interface RunTestOptions {
 export async function createRunTestSetup(options: RunTestOptions = {}): Promise<RunTestSetup> {
   const database = await createTestDatabase('runs_test');
   const keyPrefix = uniqueKeyPrefix('runs');
+  const remotes = await new GitRemotes().start();
+  const projects = typeof options.projects === 'function' ? options.projects(remotes) : options.projects;
   const config = tempConfig('runs-test', {
     queue: { ...SHORT_QUEUE, ...options.queue, key_prefix: keyPrefix },
     pipelines: { ...TEST_PIPELINES, ...options.pipelines },
     ...(options.capacity ? { capacity: options.capacity } : {}),
     sandbox: { backend: 'in-process', cpu: 1, memory: '2Gi' },
-    projects: options.projects ?? {
-      solo: { tracker: 'platform-a', repos: [{ name: 'solo-web', platform: 'platform-a', url: 'https://github.com/acme/solo-web' }] },
-    },
+    projects: projects ?? { solo: { tracker: 'platform-a', repos: [remotes.entry('solo-web')] } },
   });
   const env = testEnvironment({
     SERVICE_CONFIG: config.path,
@@ -76,12 +83,13 @@ export async function createRunTestSetup(options: RunTestOptions = {}): Promise<
   const db = new pg.Pool({ connectionString: database.url, max: 2 });
   const flushPrefix = () => deleteKeys(redis, keyPrefix);
   return {
-    env, databaseUrl: database.url, keyPrefix, redis, db, flushPrefix,
+    env, databaseUrl: database.url, keyPrefix, redis, db, remotes, flushPrefix,
     async cleanup() {
       await flushPrefix().catch(() => undefined);
       redis.disconnect();
       await db.end();
       await database.drop();
+      await remotes.stop();
       config.remove();
     },
   };
