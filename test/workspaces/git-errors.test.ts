@@ -118,7 +118,8 @@ describe('git failures against git http-backend', () => {
       const pending = workspaces.prepare(fx.source('42', { repo: fx.repo({ url }) }), await fx.sandbox()).catch((e: unknown) => e);
       // Wait until git and its http helper are both running against the silent server.
       let gitProcesses: [number, string[]][] = [];
-      for (let i = 0; i < 100 && gitProcesses.length < 2; i++) {
+      const helperRunning = () => gitProcesses.some(([, argv]) => /remote-http/.test(argv[0] ?? ''));
+      for (let i = 0; i < 150 && !helperRunning(); i++) {
         await new Promise((resolve) => setTimeout(resolve, 20));
         gitProcesses = [...processArgv()].filter(([, argv]) => argv.some((arg) => arg.includes(`:${silent.port}/`)));
       }
