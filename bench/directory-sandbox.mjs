@@ -20,8 +20,9 @@ export class DirectorySandbox {
     this.workdir = dir;
   }
 
-  static async create() {
-    return new DirectorySandbox(await mkdtemp(join(tmpdir(), 'bench-sandbox-')));
+  /** A fresh directory under `parent` (removed with it if the bench is interrupted). */
+  static async create(parent = tmpdir()) {
+    return new DirectorySandbox(await mkdtemp(join(parent, 'bench-sandbox-')));
   }
 
   async putArchive(archive) {

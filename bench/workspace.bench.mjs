@@ -138,7 +138,7 @@ async function sandboxFactory() {
     make.kind = 'in-process backend (dist)';
     return make;
   } catch {
-    const make = () => DirectorySandbox.create();
+    const make = () => DirectorySandbox.create(work);
     make.kind = 'host directory with tar-stream (the in-process backend has no archive methods in this build)';
     return make;
   } finally {
