@@ -120,8 +120,8 @@ describe('git failures against git http-backend', () => {
       // is started through a `git remote-http` wrapper, whose forked child carries the wrapper's
       // argv until it execs git-remote-http: wait for the helper itself, not for a count.
       let gitProcesses: [number, string[]][] = [];
-      const helperRuns = () => gitProcesses.some(([, argv]) => /remote-http/.test(argv[0] ?? ''));
-      for (let i = 0; i < 100 && !helperRuns(); i++) {
+      const helperRunning = () => gitProcesses.some(([, argv]) => /remote-http/.test(argv[0] ?? ''));
+      for (let i = 0; i < 150 && !helperRunning(); i++) {
         await new Promise((resolve) => setTimeout(resolve, 20));
         gitProcesses = [...processArgv()].filter(([, argv]) => argv.some((arg) => arg.includes(`:${silent.port}/`)));
       }

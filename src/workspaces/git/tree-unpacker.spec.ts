@@ -71,6 +71,13 @@ describe('unpackTree', () => {
     expect(existsSync(join(root, 'copy'))).toBe(false);
   });
 
+  it('unpacks many files written in parallel, and lets a later entry replace an earlier directory', async () => {
+    const files = Array.from({ length: 300 }, (_, i) => ({ name: `d${i % 7}/f${i}.txt`, content: `content ${i}\n`.repeat(i + 1) }));
+    await unpackTree(archive([...files, { name: 'gone/x.txt', content: 'x' }, { name: 'gone', content: 'now a file' }]), root);
+    for (const [i, file] of files.entries()) expect(readFileSync(join(root, file.name), 'utf8')).toBe(`content ${i}\n`.repeat(i + 1));
+    expect(readFileSync(join(root, 'gone'), 'utf8')).toBe('now a file');
+  });
+
   it('replaces a symbolic link by a file without writing through it', async () => {
     writeFileSync(join(outside, 'secret'), 'server secret');
     await unpackTree(archive([{ name: 'f', type: 'symlink', linkname: '../secret' }, { name: 'f', content: 'mine' }]), root);

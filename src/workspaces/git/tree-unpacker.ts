@@ -1,9 +1,14 @@
 import { createWriteStream } from 'node:fs';
-import { copyFile, lstat, mkdir, rm, symlink } from 'node:fs/promises';
+import { copyFile, lstat, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import tar from 'tar-stream';
+
+/** Files up to this size are read whole and written in parallel; larger ones are streamed one at a time. */
+const SMALL_FILE_BYTES = 1024 * 1024;
+/** Small files being written at once: a tree of thousands of small files is bound by fs round trips, not bytes. */
+const PARALLEL_WRITES = 16;
 
 /** A tar entry that would write outside the directory or cannot be represented. */
 export class UnsafeArchiveError extends Error {
@@ -16,12 +21,12 @@ export interface UnpackResult {
 }
 
 /**
- * Unpacks a sandbox's tree into a scratch working tree on the server. What a sandbox sends is
+ * Unpacks a sandbox's tree into an empty directory on the server. What a sandbox sends is
  * untrusted:
  * - every path component named `.git` (any case, at any depth) is skipped, so a sandbox can plant
  *   neither hooks nor config nor an embedded repository in the server's git directory;
  * - absolute paths, `..` components and entries below a symbolic link are refused, and nothing is
- *   ever written through a link (existing paths are removed, files are created with O_EXCL);
+ *   ever written through a link (a path written before is removed, files are created with O_EXCL);
  * - files, directories, symbolic links and hard links (copied) come through with the executable
  *   bit; devices and fifos are left out.
  * Written here rather than shared with the sandbox backends because of the `.git` rule, which
@@ -30,64 +35,109 @@ export interface UnpackResult {
 export async function unpackTree(archive: Readable, root: string): Promise<UnpackResult> {
   const extract = tar.extract();
   const result: UnpackResult = { skippedGitEntries: 0 };
-  /** Directories under `root` known to be real directories (not links) created or checked by us. */
-  const directories = new Set<string>(['']);
+  const state: UnpackState = { root, directories: new Set(['']), written: new Set(), writes: new Map(), failure: null };
   const feeding = pipeline(archive, extract);
   try {
     for await (const entry of extract) {
-      const header = entry.header;
-      const path = relativePath(header.name);
-      if (path === null) {
+      const path = relativePath(entry.header.name);
+      if (path !== null && isGitPath(path)) result.skippedGitEntries++;
+      if (path === null || isGitPath(path)) {
         entry.resume();
         continue;
       }
-      if (path.split('/').some((part) => part.toLowerCase() === '.git')) {
-        result.skippedGitEntries++;
-        entry.resume();
-        continue;
-      }
-      await ensureDirectory(root, posix.dirname(path) === '.' ? '' : posix.dirname(path), directories);
-      const target = join(root, path);
-      switch (header.type) {
-        case 'directory':
-          await ensureDirectory(root, path, directories);
-          entry.resume();
-          break;
-        case 'file':
-        case 'contiguous-file':
-        case undefined:
-        case null:
-          await clear(target, path, directories);
-          await pipeline(entry, createWriteStream(target, { flags: 'wx', mode: fileMode(header.mode) }));
-          break;
-        case 'symlink':
-          await clear(target, path, directories);
-          await symlink(header.linkname ?? '', target);
-          entry.resume();
-          break;
-        case 'link': {
-          const source = relativePath(header.linkname ?? '');
-          if (source === null || source.split('/').some((part) => part.toLowerCase() === '.git')) throw new UnsafeArchiveError(`hard link ${path} points outside the tree`);
-          // Only a regular file unpacked before: copying through a link would read the server's files.
-          const sourceDir = posix.dirname(source) === '.' ? '' : posix.dirname(source);
-          const stats = directories.has(sourceDir) ? await lstat(join(root, source)).catch(() => null) : null;
-          if (!stats?.isFile()) throw new UnsafeArchiveError(`hard link ${path} does not point at a file unpacked before`);
-          await clear(target, path, directories);
-          await copyFile(join(root, source), target);
-          entry.resume();
-          break;
-        }
-        default:
-          entry.resume();
-      }
+      await unpackEntry(state, entry, path);
     }
     await feeding;
+    await settle(state);
   } catch (error) {
     archive.destroy();
     await feeding.catch(() => undefined);
+    await settle(state).catch(() => undefined);
     throw error;
   }
   return result;
+}
+
+interface UnpackState {
+  root: string;
+  /** Directories under `root` known to be real directories (not links), created or checked here. */
+  directories: Set<string>;
+  /** Paths this unpack created (anything else under the empty root does not exist). */
+  written: Set<string>;
+  /** Small files being written, by path. */
+  writes: Map<string, Promise<void>>;
+  failure: unknown;
+}
+
+/** One entry of an archive being read (tar-stream does not export its name). */
+type Entry = tar.Extract extends AsyncIterable<infer E> ? E : never;
+
+async function unpackEntry(state: UnpackState, entry: Entry, path: string): Promise<void> {
+  const { header } = entry;
+  const type = header.type ?? 'file';
+  // Anything but a file at a new path waits for the writes in flight: it may replace or read one.
+  if ((type !== 'file' && type !== 'contiguous-file') || state.written.has(path)) await settle(state);
+  await ensureDirectory(state, parentOf(path));
+  const target = join(state.root, path);
+  switch (type) {
+    case 'directory':
+      await ensureDirectory(state, path);
+      entry.resume();
+      return;
+    case 'file':
+    case 'contiguous-file': {
+      await clear(state, path);
+      state.written.add(path);
+      const mode = fileMode(header.mode);
+      if (header.size > SMALL_FILE_BYTES) {
+        await pipeline(entry, createWriteStream(target, { flags: 'wx', mode }));
+        return;
+      }
+      const chunks: Buffer[] = [];
+      for await (const chunk of entry) chunks.push(chunk as Buffer);
+      const write = writeFile(target, Buffer.concat(chunks), { flag: 'wx', mode })
+        .catch((error: unknown) => void (state.failure ??= error))
+        .finally(() => state.writes.delete(path));
+      state.writes.set(path, write);
+      if (state.writes.size >= PARALLEL_WRITES) await Promise.race(state.writes.values());
+      if (state.failure) throw state.failure;
+      return;
+    }
+    case 'symlink':
+      await clear(state, path);
+      state.written.add(path);
+      await symlink(header.linkname ?? '', target);
+      entry.resume();
+      return;
+    case 'link': {
+      const source = relativePath(header.linkname ?? '');
+      if (source === null || isGitPath(source)) throw new UnsafeArchiveError(`hard link ${path} points outside the tree`);
+      // Only a regular file unpacked before: copying through a link would read the server's files.
+      const stats = state.directories.has(parentOf(source)) ? await lstat(join(state.root, source)).catch(() => null) : null;
+      if (!stats?.isFile()) throw new UnsafeArchiveError(`hard link ${path} does not point at a file unpacked before`);
+      await clear(state, path);
+      state.written.add(path);
+      await copyFile(join(state.root, source), target);
+      entry.resume();
+      return;
+    }
+    default:
+      entry.resume();
+  }
+}
+
+async function settle(state: UnpackState): Promise<void> {
+  await Promise.all(state.writes.values());
+  if (state.failure) throw state.failure;
+}
+
+function isGitPath(path: string): boolean {
+  return path.split('/').some((part) => part.toLowerCase() === '.git');
+}
+
+function parentOf(path: string): string {
+  const parent = posix.dirname(path);
+  return parent === '.' ? '' : parent;
 }
 
 /** The entry's path relative to the root, or null for the root itself; refuses escapes. */
@@ -99,23 +149,24 @@ function relativePath(name: string): string | null {
 }
 
 /** Makes `dir` (relative) a real directory, refusing to go through a symbolic link or a file. */
-async function ensureDirectory(root: string, dir: string, known: Set<string>): Promise<void> {
-  if (known.has(dir)) return;
-  const parent = posix.dirname(dir) === '.' ? '' : posix.dirname(dir);
-  await ensureDirectory(root, parent, known);
-  const stats = await lstat(join(root, dir)).catch(() => null);
+async function ensureDirectory(state: UnpackState, dir: string): Promise<void> {
+  if (state.directories.has(dir)) return;
+  await ensureDirectory(state, parentOf(dir));
+  const full = join(state.root, dir);
+  const stats = state.written.has(dir) ? await lstat(full).catch(() => null) : null;
   if (stats?.isSymbolicLink()) throw new UnsafeArchiveError(`entry below a symbolic link in archive: ${dir}`);
   if (stats && !stats.isDirectory()) throw new UnsafeArchiveError(`entry below a file in archive: ${dir}`);
-  if (!stats) await mkdir(join(root, dir));
-  known.add(dir);
+  if (!stats) await mkdir(full);
+  state.written.add(dir);
+  state.directories.add(dir);
 }
 
-/** Removes whatever is at `path` (a later entry replaces an earlier one), forgetting directories under it. */
-async function clear(target: string, path: string, known: Set<string>): Promise<void> {
-  if (known.has(path)) {
-    for (const dir of known) if (dir === path || dir.startsWith(`${path}/`)) known.delete(dir);
-  }
-  await rm(target, { recursive: true, force: true });
+/** Removes what an earlier entry put at `path` (a later entry replaces it), forgetting directories under it. */
+async function clear(state: UnpackState, path: string): Promise<void> {
+  if (!state.written.has(path)) return;
+  for (const dir of state.directories) if (dir === path || dir.startsWith(`${path}/`)) state.directories.delete(dir);
+  for (const written of state.written) if (written === path || written.startsWith(`${path}/`)) state.written.delete(written);
+  await rm(join(state.root, path), { recursive: true, force: true });
 }
 
 /** Git keeps only the executable bit; the owner can always read and write the scratch copy. */
