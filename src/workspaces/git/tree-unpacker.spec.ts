@@ -85,3 +85,9 @@ describe('unpackTree', () => {
     expect(readFileSync(join(root, 'f'), 'utf8')).toBe('mine');
   });
 });
+
+describe('unpackTree: a stream with no bytes at all', () => {
+  it('is refused rather than read as an empty tree (which would stage deleting every file)', async () => {
+    await expect(unpackTree(Readable.from([]), mkdtempSync(join(tmpdir(), 'unpack-tree-empty-')))).rejects.toBeInstanceOf(UnsafeArchiveError);
+  });
+});

@@ -4,6 +4,7 @@ import { join, posix } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import tar from 'tar-stream';
+import { byteCounter } from '../../sandbox/unpack-into.js';
 
 /** Files up to this size are read whole and written in parallel; larger ones are streamed one at a time. */
 const SMALL_FILE_BYTES = 1024 * 1024;
@@ -36,7 +37,8 @@ export async function unpackTree(archive: Readable, root: string): Promise<Unpac
   const extract = tar.extract();
   const result: UnpackResult = { skippedGitEntries: 0 };
   const state: UnpackState = { root, directories: new Set(['']), written: new Set(), writes: new Map(), failure: null };
-  const feeding = pipeline(archive, extract);
+  const counter = byteCounter();
+  const feeding = pipeline(archive, counter.stream, extract);
   try {
     for await (const entry of extract) {
       const path = relativePath(entry.header.name);
@@ -48,6 +50,8 @@ export async function unpackTree(archive: Readable, root: string): Promise<Unpac
       await unpackEntry(state, entry, path);
     }
     await feeding;
+    // A lost tree must never read as an empty one: staged, it would propose deleting every file.
+    if (counter.bytes() === 0) throw new UnsafeArchiveError("the sandbox's archive is empty (not even an end-of-archive marker): its tree did not arrive");
     await settle(state);
   } catch (error) {
     archive.destroy();
