@@ -31,6 +31,8 @@ const BASE_CONFIG: Readonly<Record<string, string>> = {
   'protocol.http.allow': 'always',
   'protocol.https.allow': 'always',
   'protocol.file.allow': 'always',
+  // git keeps sending the extraHeader to wherever a redirect pointed it: never follow one.
+  'http.followRedirects': 'false',
   'init.defaultBranch': 'main',
   'advice.detachedHead': 'false',
 };
@@ -43,7 +45,8 @@ const BASE_CONFIG: Readonly<Record<string, string>> = {
  *
  * The credential travels as `http.<url>.extraHeader=Authorization: Basic …` in GIT_CONFIG_* variables:
  * never on argv (world-readable in /proc/<pid>/cmdline and `ps`), never in a config file, and
- * scoped by URL so a redirect to another host or a submodule does not receive it. Chosen over
+ * scoped by URL so a submodule does not receive it. Redirects are not followed at all: after one,
+ * git sends its later requests (header included) straight to the new address. Chosen over
  * GIT_ASKPASS because it needs no helper program on disk and sends the header with the first
  * request (no 401 round trip per invocation).
  */

@@ -6,6 +6,8 @@ import { WorkspaceError, WorkspaceErrorKind } from './workspace-error.js';
 
 /** What git says (LANG=C) for each kind; the first matching kind wins, in this order. */
 const PATTERNS: readonly [WorkspaceErrorKind, RegExp][] = [
+  // Redirects are refused (they would carry the credential elsewhere): the repository moved.
+  [WorkspaceErrorKind.NotFound, /returned error: 30[1278]\b|\bHTTP\/[\d.]+ 30[1278]\b/i],
   [WorkspaceErrorKind.Credentials, /Authentication failed|could not read (Username|Password)|HTTP Basic: Access denied|returned error: 40[13]|\bHTTP\/[\d.]+ 40[13]\b|\b40[13] (Unauthorized|Forbidden)\b|Permission to \S+ denied/i],
   [WorkspaceErrorKind.NotFound, /Repository not found|repository '[^']*' not found|does not appear to be a git repository|couldn't find remote ref|returned error: 404|\bHTTP\/[\d.]+ 404\b/i],
   [WorkspaceErrorKind.Unreachable, /Could not resolve (host|proxy)|Connection refused|Failed to connect|Couldn't connect|Connection timed out|Operation timed out|Connection reset|SSL certificate|SSL connect|server certificate|gnutls_handshake|returned error: 5\d\d|\bHTTP\/[\d.]+ 5\d\d\b|Empty reply from server|transfer closed|RPC failed|early EOF|unexpected disconnect|remote end hung up/i],
@@ -15,7 +17,7 @@ const PATTERNS: readonly [WorkspaceErrorKind, RegExp][] = [
 
 const ADVICE: Record<WorkspaceErrorKind, string> = {
   [WorkspaceErrorKind.Credentials]: "the host refused the repository's auth_secret: check that the token is valid, not expired, and may read and write the repository",
-  [WorkspaceErrorKind.NotFound]: "check the repository's url (and that the token can see the repository)",
+  [WorkspaceErrorKind.NotFound]: "check the repository's url (and that the token can see the repository); a redirect means the repository moved: set its new url (redirects are not followed, so the token never goes elsewhere)",
   [WorkspaceErrorKind.Unreachable]: 'the host could not be reached or failed: check the url, the network and the host\'s status, then retry',
   [WorkspaceErrorKind.Diverged]: 'the branch moved on the remote since the run started: re-run the ticket to start from the new tip',
   [WorkspaceErrorKind.Protected]: "the host declined the push (branch protection or a server hook): allow the service's user to push to the branch",
