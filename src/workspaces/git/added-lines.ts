@@ -48,17 +48,20 @@ export async function* addedLinesOf(diff: Readable): AsyncGenerator<FileAddition
 
 /** Lines split at `\n` only (readline would also split at a lone `\r`, which is content in a diff). */
 async function* linesOf(stream: Readable): AsyncGenerator<string> {
-  let rest: Buffer = Buffer.alloc(0);
+  // The pieces of the line under way, joined once it ends: appending chunk by chunk would copy a
+  // long line (a minified bundle) over and over.
+  let pending: Buffer[] = [];
   for await (const chunk of stream as AsyncIterable<Buffer>) {
-    rest = rest.length ? Buffer.concat([rest, chunk]) : chunk;
     let start = 0;
-    for (let end = rest.indexOf(10); end !== -1; end = rest.indexOf(10, start)) {
-      yield rest.toString('utf8', start, end);
+    for (let end = chunk.indexOf(10); end !== -1; end = chunk.indexOf(10, start)) {
+      const piece = chunk.subarray(start, end);
+      yield pending.length ? Buffer.concat([...pending, piece]).toString('utf8') : piece.toString('utf8');
+      pending = [];
       start = end + 1;
     }
-    rest = rest.subarray(start);
+    if (start < chunk.length) pending.push(chunk.subarray(start));
   }
-  if (rest.length) yield rest.toString('utf8');
+  if (pending.length) yield Buffer.concat(pending).toString('utf8');
 }
 
 function stripPrefix(path: string): string {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { FileAdditions } from '../git/added-lines.js';
-import { describeFindings, scanForSecrets } from './secret-scan.js';
+import { describeFindings, scanForSecrets, scanPathsForSecrets } from './secret-scan.js';
 
 /** A file whose added lines are `texts`, numbered from 1. */
 const file = (path: string, texts: string[]): FileAdditions => ({ path, lines: texts.map((text, i) => ({ number: i + 1, text })) });
@@ -43,5 +43,24 @@ describe('secret scan of a change', () => {
     const text = describeFindings(findings);
     expect(text).toBe('.env line 1 (rule github-token), k.pem line 1 (rule private-key)');
     expect(text).not.toContain(GH);
+  });
+
+  it('finds a token deep in a long minified line, in UTF-16 text, and in a file name, without repeating the name', async () => {
+    const long = `${'x'.repeat(200_000)};var t="${GH}";`;
+    expect(await scanForSecrets([file('bundle.min.js', [long])], [])).toEqual([{ path: 'bundle.min.js', line: 1, rule: 'github-token' }]);
+    const utf16 = Array.from(`k=${GH}`).join('\u0000');
+    expect((await scanForSecrets([file('win.txt', [utf16])], []))[0]?.rule).toBe('github-token');
+    const secret = 'tok-Very-Secret-9876';
+    expect((await scanForSecrets([file('u16.txt', [Array.from(secret).join('\u0000')])], [secret]))[0]?.rule).toBe('configured-secret');
+    const named = scanPathsForSecrets([`cache/${GH}/x`, `a-${secret}.txt`, 'plain.txt'], [secret]);
+    expect(named.map((f) => f.rule).sort()).toEqual(['configured-secret', 'github-token']);
+    expect(describeFindings(named)).not.toContain(GH);
+    expect(describeFindings(named)).not.toContain(secret);
+  });
+
+  it('refuses a file too large to scan instead of reading it at any cost', async () => {
+    const big = 'a'.repeat(1024 * 1024);
+    const lines = Array.from({ length: 17 }, () => big);
+    expect(await scanForSecrets([file('huge.txt', lines)], ['some-secret'])).toEqual([{ path: 'huge.txt', line: 1, rule: 'too-large-to-scan' }]);
   });
 });
