@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RepoConfig } from '../../config/service-config.js';
 import { type GitCli, GitCommandFailure } from './git-command.js';
@@ -78,8 +78,16 @@ export class MirrorCache {
           await this.fetch(repo, url, path, credential);
         } catch (error) {
           if (!(error instanceof WorkspaceError) || error.kind !== WorkspaceErrorKind.Failed) throw error;
-          await rm(path, { recursive: true, force: true });
-          await this.create(repo, url, path, credential);
+          // We hold the mirror's lock, so git lock files inside it were left by a killed git: clear them and try again.
+          if (await removeGitLocks(path)) {
+            try {
+              await this.fetch(repo, url, path, credential);
+              return this.heads(repo, path);
+            } catch (again) {
+              if (!(again instanceof WorkspaceError) || again.kind !== WorkspaceErrorKind.Failed) throw again;
+            }
+          }
+          await this.create(repo, url, path, credential, { replacing: true });
         }
       }
       return this.heads(repo, path);
@@ -93,16 +101,21 @@ export class MirrorCache {
   }
 
   /** Made in a temporary directory and renamed into place, so a half-made mirror is never used. */
-  private async create(repo: RepoConfig, url: string, path: string, credential: GitCredential): Promise<void> {
+  private async create(repo: RepoConfig, url: string, path: string, credential: GitCredential, options: { replacing?: boolean } = {}): Promise<void> {
     const fresh = `${path}.new-${randomUUID().slice(0, 8)}`;
+    const aside = `${path}.old-${randomUUID().slice(0, 8)}`;
     try {
       await this.git(repo, 'creating the mirror', ['init', '--bare', '--quiet', '--template=', fresh], {});
       await mkdir(join(fresh, 'info'), { recursive: true });
       await writeFile(join(fresh, 'info', 'attributes'), ARCHIVE_ATTRIBUTES);
       await this.fetch(repo, url, fresh, credential);
+      // Replacing a broken mirror: the new one is complete before the old one leaves, so runs
+      // whose scratch checkouts borrow its objects (by path) find a mirror there all along.
+      if (options.replacing) await rename(path, aside);
       await rename(fresh, path);
     } finally {
       await rm(fresh, { recursive: true, force: true });
+      if (options.replacing) await rm(aside, { recursive: true, force: true });
     }
   }
 
@@ -144,4 +157,19 @@ export class MirrorCache {
 
 async function exists(path: string): Promise<boolean> {
   return stat(path).then(() => true, () => false);
+}
+
+/** Removes git's own `*.lock` files in a bare repository (refs, packed-refs, config, index); answers whether there were any. */
+async function removeGitLocks(repository: string): Promise<boolean> {
+  const found: string[] = [];
+  const walk = async (dir: string): Promise<void> => {
+    for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
+      const full = join(dir, entry.name);
+      if (entry.isDirectory() && entry.name !== 'objects') await walk(full);
+      else if (entry.isFile() && entry.name.endsWith('.lock')) found.push(full);
+    }
+  };
+  await walk(repository);
+  await Promise.all(found.map((file) => rm(file, { force: true })));
+  return found.length > 0;
 }
