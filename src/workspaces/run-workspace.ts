@@ -9,7 +9,7 @@ import type { PreparedTree, StagedChange } from './git/workspace-types.js';
 import { describeRepositoryFailure } from './publishing/publish-errors.js';
 import { type PublishedPullRequest, type RunFacts, commitMessage, pullRequestBody, titleOf, wipCommitMessage } from './publishing/publication-texts.js';
 import type { PullRequestRecord } from './publishing/pull-request-records.service.js';
-import { describeFindings, scanForSecrets } from './publishing/secret-scan.js';
+import { describeFindings, scanForSecrets, scanPathsForSecrets } from './publishing/secret-scan.js';
 import { workBranchName } from './work-branch.js';
 
 /** What a run's workspace needs from the server (WorkspacesService supplies it). */
@@ -17,6 +17,8 @@ export interface RunWorkspaceDeps {
   git: RepositoryWorkspaces;
   hostFor(repo: RepoConfig): PullRequestHost;
   record(input: PullRequestRecord): Promise<void>;
+  /** The ticket's open pull requests as recorded (every run's, every repository's). */
+  openForTicket(project: string, ticket: string): Promise<PublishedPullRequest[]>;
   /** The ticket's title and web page (null fields when the tracker cannot be read). */
   ticketFacts(): Promise<{ title: string | null; url: string | null }>;
   identity: GitConfig;
@@ -125,7 +127,10 @@ export class RunWorkspace implements PipelineWorkspace {
         continue;
       }
       this.scratch.push(staged);
-      const findings = await scanForSecrets(staged.addedLines(), this.deps.secrets);
+      const findings = [
+        ...scanPathsForSecrets(staged.files.filter((f) => f.status !== 'deleted').map((f) => f.path), this.deps.secrets),
+        ...await scanForSecrets(staged.addedLines(), this.deps.secrets),
+      ];
       if (findings.length > 0) {
         const text = `repository ${tree.repo.name}: push refused: the change adds what looks like a secret in ${describeFindings(findings)}; remove it from the change (and rotate it if it is real), then run again`;
         this.run.events.emit(RunEventKind.Publish, sandbox.name, text);
@@ -160,40 +165,63 @@ export class RunWorkspace implements PipelineWorkspace {
     return { ...result, error: joinErrors(result.error, [note, ...problems].filter((t): t is string => t !== null)) };
   }
 
+  /**
+   * Every changed repository is committed and pushed, then gets its pull request; a failure in one
+   * does not stop the others (each is reported, and the run fails). The pull requests are then
+   * linked to every other open pull request of the ticket, this run's and earlier runs'.
+   */
   private async publish(changes: readonly Change[], summary: string): Promise<StepResult> {
     if (changes.length === 0) return { ok: true, summary };
     const facts = this.facts(await this.deps.ticketFacts().catch(() => ({ title: null, url: null })));
-    const opened: { change: Change; pr: PullRequestRef }[] = [];
+    const problems: string[] = [];
+    const pushed: Change[] = [];
     for (const change of changes) {
-      const { tree, staged } = change;
-      const name = tree.repo.name;
+      const name = change.tree.repo.name;
       try {
-        const sha = await this.commitAs(staged, commitMessage(facts));
-        await this.deps.git.push(staged);
+        const sha = await this.commitAs(change.staged, commitMessage(facts));
+        await this.deps.git.push(change.staged);
         this.run.events.emit(RunEventKind.Publish, name, `${name}: ${sha.slice(0, 12)} pushed to ${this.workBranch}`);
+        pushed.push(change);
       } catch (error) {
-        return fail(describeRepositoryFailure(name, `pushing to ${this.workBranch}`, error));
+        problems.push(describeRepositoryFailure(name, `pushing to ${this.workBranch}`, error));
       }
+    }
+    const opened: { change: Change; pr: PullRequestRef }[] = [];
+    for (const change of pushed) {
       try {
-        const pr = await this.openPullRequest(tree, facts, summary);
-        opened.push({ change, pr });
+        opened.push({ change, pr: await this.openPullRequest(change.tree, facts, summary) });
       } catch (error) {
-        return fail(describeRepositoryFailure(name, 'opening the pull request', error));
+        problems.push(describeRepositoryFailure(change.tree.repo.name, 'opening the pull request', error));
       }
     }
-    if (opened.length > 1) {
-      const all: PublishedPullRequest[] = opened.map(({ change, pr }) => ({ repo: change.tree.repo.name, url: pr.url, number: pr.number }));
-      for (const { change, pr } of opened) {
-        const related = all.filter((other) => other.repo !== change.tree.repo.name);
-        try {
-          await this.deps.hostFor(change.tree.repo).update(pr.number, { title: titleOf(facts), body: pullRequestBody(facts, summary, related, this.deps.secrets) });
-        } catch (error) {
-          // The pull requests exist and are recorded: a missing cross-link is reported, not fatal.
-          this.run.events.emit(RunEventKind.Publish, change.tree.repo.name, describeRepositoryFailure(change.tree.repo.name, 'linking the related pull requests', error));
-        }
+    await this.link(opened, facts, summary);
+    if (problems.length === 0) return { ok: true, summary };
+    const unproposed = pushed.filter((change) => !opened.some((o) => o.change === change)).map((c) => c.tree.repo.name);
+    const note = unproposed.length > 0 ? `the change is on branch ${this.workBranch} of ${unproposed.join(', ')} without a pull request; the next run resumes from it` : null;
+    return fail(joinErrors(null, [...problems, ...(note ? [note] : [])]));
+  }
+
+  /** Lists, in each pull request this run opened or updated, the ticket's other open pull requests. */
+  private async link(opened: readonly { change: Change; pr: PullRequestRef }[], facts: RunFacts, summary: string): Promise<void> {
+    if (opened.length === 0 || this.run.ticket === null) return;
+    let all: PublishedPullRequest[];
+    try {
+      all = await this.deps.openForTicket(this.run.project, this.run.ticket);
+    } catch (error) {
+      this.run.events.emit(RunEventKind.Publish, null, `the related pull requests could not be read, so they are not linked: ${(error as Error).message}`);
+      return;
+    }
+    for (const { change, pr } of opened) {
+      const name = change.tree.repo.name;
+      const related = all.filter((other) => other.repo !== name);
+      if (related.length === 0) continue;
+      try {
+        await this.deps.hostFor(change.tree.repo).update(pr.number, { title: titleOf(facts), body: pullRequestBody(facts, summary, related, this.deps.secrets) });
+      } catch (error) {
+        // The pull requests exist and are recorded: a missing cross-link is reported, not fatal.
+        this.run.events.emit(RunEventKind.Publish, name, describeRepositoryFailure(name, 'linking the related pull requests', error));
       }
     }
-    return { ok: true, summary };
   }
 
   /** Finds the work branch's open pull request and updates it, or opens one; records it with the run. */

@@ -78,6 +78,7 @@ export class WorkspacesService implements OnModuleInit {
         git: this.git,
         hostFor: (repo: RepoConfig) => pullRequestHostFor(repo, this.options.http),
         record: (input) => this.records.record(input),
+        openForTicket: (project, ticket) => this.records.openForTicket(project, ticket),
         ticketFacts: () => this.ticketFacts(run),
         identity: config.git,
         secrets: collectSecrets(config, this.config.env),

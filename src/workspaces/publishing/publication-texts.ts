@@ -40,21 +40,24 @@ export function wipCommitMessage(facts: RunFacts, failedStep: string | null): st
   return `[wip] ${facts.pipeline} run ${facts.runId}\n\nRun-Id: ${facts.runId}\nPipeline: ${facts.pipeline}\nFailed-Step: ${step}\n`;
 }
 
+/** Longest summary kept in a body: hosts cap bodies (Azure DevOps at 4,000 characters). */
+const MAX_SUMMARY_CHARS = 2500;
+
 /**
  * The pull request's body (Markdown on all three hosts): the service marker, the ticket, the run,
- * what it did (secrets scrubbed), and the other pull requests of a multi-repository run.
+ * the ticket's other pull requests, then what the run did (secrets scrubbed, cut to a bound).
+ * The essentials come first, so a host that cuts a long body keeps them.
  */
 export function pullRequestBody(facts: RunFacts, summary: string, related: readonly PublishedPullRequest[], secrets: readonly string[]): string {
   const ticket = facts.ticketUrl ? `[${facts.ticket}](${facts.ticketUrl})` : `\`${facts.ticket}\``;
   const lines = [
     SERVICE_MARKER,
-    scrubSecrets(summary.trim() || `The ${facts.pipeline} pipeline changed this repository.`, secrets),
-    '',
     `- Ticket: ${ticket}`,
     `- Run: \`${facts.runId}\` (pipeline \`${facts.pipeline}\`)`,
   ];
-  if (related.length > 0) {
-    lines.push('', 'Related pull requests of this run:', ...related.map((pr) => `- ${pr.repo}: ${pr.url}`));
-  }
+  if (related.length > 0) lines.push('- Related pull requests:', ...related.map((pr) => `  - ${pr.repo}: ${pr.url}`));
+  const text = scrubSecrets(summary.trim() || `The ${facts.pipeline} pipeline changed this repository.`, secrets);
+  const chars = Array.from(text);
+  lines.push('', chars.length > MAX_SUMMARY_CHARS ? `${chars.slice(0, MAX_SUMMARY_CHARS).join('')}\n\n… (summary cut; the run's events hold it whole)` : text);
   return `${lines.join('\n')}\n`;
 }

@@ -12,8 +12,10 @@ export function describeRepositoryFailure(repo: string, what: string, error: unk
   if (error instanceof TrackerError) {
     const advice = error.status === 401 || error.status === 403
       ? ` — check that the auth_secret of repository ${repo} is valid and may open pull requests`
-      : error.retryable ? ' — the host did not answer; the next run tries again' : '';
-    return `repository ${repo}: ${what} failed: the host answered ${error.status ?? 'nothing'}: ${error.message}${advice}`;
+      : error.retryable ? ` — check the repository's api_url and that the server can reach the host, then run the ticket again` : '';
+    // The clients' messages already name the repository (`platform-a: repository X: …`).
+    const said = error.message.includes(`repository ${repo}`) ? error.message : `repository ${repo}: ${error.message}`;
+    return `${what} failed: the host answered ${error.status ?? 'nothing'}: ${said}${advice}`;
   }
   return `repository ${repo}: ${what} failed: ${(error as Error).message}`;
 }

@@ -40,6 +40,12 @@ export class PullRequestRecordsService {
     if (previous && previous !== input.runId) this.changes.changed(previous);
   }
 
+  /** The ticket's pull requests recorded as open, by repository name. */
+  async openForTicket(project: string, ticket: string): Promise<PublishedPullRequest[]> {
+    return this.db.dataSource.query(
+      `SELECT repo, url, number FROM pull_requests WHERE project = $1 AND ticket = $2 AND state = 'open' ORDER BY repo, number`, [project, ticket]);
+  }
+
   /** The pull requests a run opened or updated, by repository name. */
   async forRun(runId: string): Promise<PublishedPullRequest[]> {
     return this.db.dataSource.query(

@@ -311,7 +311,7 @@ export function describePublishing(kind: HostKind): void {
       it('credentials refused by the API: the run fails naming the repository and its auth_secret', async () => {
         const { state, error } = await run('err-auth-api', 'AUTH-2', 'greet');
         expect(state).toBe('failed');
-        expect(error).toMatch(/repository err-auth-api: reading the default branch failed: the host answered 401/);
+        expect(error).toMatch(/reading the default branch failed: the host answered 401: .*repository err-auth-api/);
         expect(error).toMatch(/auth_secret of repository err-auth-api is valid/);
         expect(error).not.toContain(WRONG_TOKEN);
       });
