@@ -8,7 +8,7 @@ import type { PipelineWorkspace, RunEventSink } from '../pipelines/pipeline.js';
 import type { Platform } from '../platforms/platform.js';
 import { pullRequestHostFor } from '../platforms/pull-request-hosts.js';
 import { ProjectTrackerFactory } from '../tickets/label-projection/project-tracker.factory.js';
-import { collectSecrets } from '../tickets/label-projection/secret-scrubber.js';
+import { collectSecrets } from '../common/secret-scrubber.js';
 import { RepositoryWorkspaces } from './git/repository-workspaces.js';
 import { PullRequestRecordsService } from './publishing/pull-request-records.service.js';
 import { RunWorkspace } from './run-workspace.js';

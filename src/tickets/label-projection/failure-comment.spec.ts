@@ -3,7 +3,7 @@ import { defaultServiceConfig } from '../../config/service-config.js';
 import { Platform } from '../../platforms/platform.js';
 import { carriesServiceMarker } from '../../platforms/service-marker.js';
 import { buildFailureComment, carriesRunMarker, cutMiddle, TicketCommentKind } from './failure-comment.js';
-import { collectSecrets, scrubSecrets } from './secret-scrubber.js';
+import { collectSecrets, scrubSecrets } from '../../common/secret-scrubber.js';
 
 const RUN = '6f1c2a7e-4f4b-4c36-9a8e-3f1d2c3b4a59';
 

@@ -1,6 +1,6 @@
 import { Platform } from '../../platforms/platform.js';
 import { SERVICE_MARKER } from '../../platforms/service-marker.js';
-import { scrubSecrets } from './secret-scrubber.js';
+import { scrubSecrets } from '../../common/secret-scrubber.js';
 
 /** Kinds of comments the service posts once per run (the `ticket_comments.kind` column). */
 export const TicketCommentKind = { Failure: 'failure', PullRequests: 'pull-requests' } as const;

@@ -15,7 +15,7 @@ import { ProjectionEventsRecorder } from './projection-events.recorder.js';
 import { type RunComment, RunCommentPoster, runCommentKey } from './run-comment.poster.js';
 import { TicketCommentKind } from './failure-comment.js';
 import { type ProjectTracker, ProjectTrackerFactory } from './project-tracker.factory.js';
-import { collectSecrets, scrubSecrets } from './secret-scrubber.js';
+import { collectSecrets, scrubSecrets } from '../../common/secret-scrubber.js';
 
 /** A ticket in the stale-labels set this long without success is given up (ticket gone, config broken). */
 const STALE_GIVE_UP_MS = 24 * 60 * 60_000;

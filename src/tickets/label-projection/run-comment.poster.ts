@@ -9,7 +9,7 @@ import { HostRateLimiter } from './host-rate-limiter.service.js';
 import { LABEL_PROJECTION_OPTIONS, type LabelProjectionOptions } from './label-projection.options.js';
 import type { ProjectTracker } from './project-tracker.factory.js';
 import { buildPullRequestsComment, type ListedPullRequest } from './pull-requests-comment.js';
-import { collectSecrets } from './secret-scrubber.js';
+import { collectSecrets } from '../../common/secret-scrubber.js';
 import { TicketCommentRecordsService } from './ticket-comment-records.service.js';
 
 /** A comment a run posts on its ticket once: its failure, or (on success) the pull requests it opened. */

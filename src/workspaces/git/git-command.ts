@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { PassThrough, type Readable } from 'node:stream';
-import { scrubSecrets } from '../../tickets/label-projection/secret-scrubber.js';
+import { scrubSecrets } from '../../common/secret-scrubber.js';
 import type { GitCredential } from './git-credential.js';
 import { credentialSecrets, gitEnvironment } from './git-environment.js';
 

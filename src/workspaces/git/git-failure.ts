@@ -1,4 +1,4 @@
-import { scrubSecrets } from '../../tickets/label-projection/secret-scrubber.js';
+import { scrubSecrets } from '../../common/secret-scrubber.js';
 import type { GitCommandFailure } from './git-command.js';
 import type { GitCredential } from './git-credential.js';
 import { credentialSecrets } from './git-environment.js';

@@ -1,5 +1,5 @@
 import { SERVICE_MARKER } from '../../platforms/service-marker.js';
-import { scrubSecrets } from '../../tickets/label-projection/secret-scrubber.js';
+import { scrubSecrets } from '../../common/secret-scrubber.js';
 
 /** What the run is, for the texts it leaves behind. */
 export interface RunFacts {

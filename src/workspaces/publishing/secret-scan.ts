@@ -1,4 +1,4 @@
-import { scrubSecrets } from '../../tickets/label-projection/secret-scrubber.js';
+import { scrubSecrets } from '../../common/secret-scrubber.js';
 import type { FileAdditions } from '../git/added-lines.js';
 
 /** Where a secret was found: the file, the line (new side) and the rule. Never the value. */

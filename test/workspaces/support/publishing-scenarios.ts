@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Platform } from '../../../src/platforms/platform.js';
 import { SERVICE_MARKER } from '../../../src/platforms/service-marker.js';
-import { scrubSecrets } from '../../../src/tickets/label-projection/secret-scrubber.js';
+import { scrubSecrets } from '../../../src/common/secret-scrubber.js';
 import { branchTip, commitFiles, fileAt, git, protectBranch, show, treeOf } from '../../stand-ins/git-repositories.js';
 import { eventually } from '../../support/eventually.js';
 import { type CodeHost, DONE_STATUS, type HostKind, startCodeHost } from './code-hosts.js';

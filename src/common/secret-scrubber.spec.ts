@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { defaultServiceConfig } from '../../config/service-config.js';
-import { Platform } from '../../platforms/platform.js';
+import { defaultServiceConfig } from '../config/service-config.js';
+import { Platform } from '../platforms/platform.js';
 import { collectSecrets, REDACTED, scrubSecrets } from './secret-scrubber.js';
 
 const TOKEN = 'ghp_Ab12/Cd34+Ef56=Gh78';

@@ -1,5 +1,5 @@
-import type { ServiceEnvironment } from '../../config/environment.js';
-import type { ServiceConfig } from '../../config/service-config.js';
+import type { ServiceEnvironment } from '../config/environment.js';
+import type { ServiceConfig } from '../config/service-config.js';
 
 /** What replaces a secret in text the service writes outside itself. */
 export const REDACTED = '***';
