@@ -10,6 +10,9 @@ export const TICKETS = { greet: '11', broken: '12', multi: '13', leak: '14', sno
 /** The ticket of the race, on a project whose tickets live nowhere. */
 export const RACE_TICKET = 'RACE-1';
 
+/** Tickets of the error paths that publish or fail on a project whose tickets live nowhere. */
+export const ERROR_TICKETS = { partial: 'PART-1', refused: 'PRREF-1', noSecret: 'NOSECRET-1' } as const;
+
 /** The wrong token of the credentials-refused projects (configured, so scrubbed like any secret). */
 export const WRONG_TOKEN = 'wrong-e2e-token-5c1d0b';
 
@@ -68,8 +71,19 @@ export function publishingProjects(host: CodeHost, second: CodeHost, doneStatus:
     'err-auth-api': { ...nowhere, repos: [host.repoEntry({ name: 'err-auth-api', auth_secret: WRONG_TOKEN })] },
     'err-protected': { ...nowhere, repos: [host.repoEntry({ name: 'err-protected' })] },
     'err-race': { ...nowhere, repos: [host.repoEntry({ name: 'err-race' })] },
+    // Two repositories, the first of which refuses the push of its work branch (protected in the test).
+    'err-partial': { ...nowhere, repos: [host.repoEntry({ name: 'partial-web', path_prefix: 'web/' }), second.repoEntry({ name: 'partial-api', path_prefix: 'api/' })] },
+    // The host refuses to open the pull request (a fault of the stand-in in the test).
+    'err-pr-refused': { ...nowhere, repos: [host.repoEntry({ name: 'err-pr-refused' })] },
+    'err-no-secret': { ...nowhere, repos: [withoutSecret(host.repoEntry({ name: 'err-no-secret', branch: 'main' }))] },
     'err-down': { ...nowhere, repos: [host.repoEntry({ name: 'err-down', url: closedUrl, branch: 'main' })] },
   };
+}
+
+/** The repository entry without its `auth_secret` key (a blocking finding, but the project still loads). */
+function withoutSecret(entry: Record<string, unknown>): Record<string, unknown> {
+  const { auth_secret: _, ...rest } = entry;
+  return rest;
 }
 
 /** A URL on a port of this machine nobody listens on (connections are refused at once). */

@@ -7,9 +7,10 @@ import { Platform } from '../../../src/platforms/platform.js';
 import { SERVICE_MARKER } from '../../../src/platforms/service-marker.js';
 import { scrubSecrets } from '../../../src/common/secret-scrubber.js';
 import { branchTip, commitFiles, fileAt, git, protectBranch, show, treeOf } from '../../stand-ins/git-repositories.js';
+import type { FaultSpec } from '../../stand-ins/stand-in-server.js';
 import { eventually } from '../../support/eventually.js';
 import { type CodeHost, DONE_STATUS, type HostKind, startCodeHost } from './code-hosts.js';
-import { GIT_IDENTITY, RACE_TICKET, TICKETS, WRONG_TOKEN, closedPortUrl, publishingPipelines, publishingProjects } from './publish-config.js';
+import { ERROR_TICKETS, GIT_IDENTITY, RACE_TICKET, TICKETS, WRONG_TOKEN, closedPortUrl, publishingPipelines, publishingProjects } from './publish-config.js';
 import { PublishServer } from './publish-server.js';
 
 interface RunView {
@@ -30,6 +31,27 @@ interface PullRequestItem {
 }
 
 const DONE_LABEL = 'service:done';
+
+/** Each host's refusal of a token that may push but not open pull requests, as the host answers it. */
+const PULL_REQUEST_REFUSAL: Record<HostKind, FaultSpec> = {
+  [Platform.GitHub]: {
+    status: 403,
+    body: { message: 'Resource not accessible by integration', documentation_url: 'https://docs.github.com/rest/pulls/pulls#create-a-pull-request', status: '403' },
+  },
+  [Platform.GitLab]: { status: 403, body: { message: '403 Forbidden' } },
+  [Platform.AzureDevOps]: {
+    status: 403,
+    body: {
+      $id: '1', innerException: null, errorCode: 0, eventId: 3000,
+      message: "TF401027: You need the Git 'PullRequestContribute' permission to perform this action.",
+      typeName: 'Microsoft.TeamFoundation.Git.Server.GitNeedsPermissionException, Microsoft.TeamFoundation.Git.Server',
+      typeKey: 'GitNeedsPermissionException',
+    },
+  },
+};
+
+/** The request that creates a pull (merge) request on any of the three hosts. */
+const isPullRequestCreate = (req: { method: string; path: string }) => req.method === 'POST' && /\/(pulls|merge_requests|pullrequests)$/i.test(req.path);
 
 /** Every file under `dir` (none when it does not exist). */
 function filesUnder(dir: string): string[] {
@@ -339,6 +361,90 @@ export function describePublishing(kind: HostKind): void {
         expect(error).toMatch(new RegExp(`repository err-race: pushing ${branch} failed \\(diverged\\)`));
         expect(error).toContain('re-run the ticket to start from the new tip');
         expect(branchTip(host.bare, branch)).toBe(raceTip); // theirs stands
+      });
+
+      const recorded = async (project: string, ticket: string) =>
+        (await server.db.query<{ run_id: string; repo: string; number: number; state: string }>(
+          'SELECT run_id, repo, number, state FROM pull_requests WHERE project = $1 AND ticket = $2 ORDER BY repo', [project, ticket])).rows;
+
+      it('one repository of several protected: the others are still pushed and proposed, and the run fails naming it', async () => {
+        const ticket = ERROR_TICKETS.partial;
+        const branch = `service/${ticket}`;
+        protectBranch(host.bare, branch); // the FIRST repository: the second must not be given up because of it
+        const apiBase = branchTip(second.bare, 'main');
+        const { runId, state, error } = await run('err-partial', ticket, 'greet');
+        expect(state).toBe('failed');
+        expect(error).toMatch(new RegExp(`repository partial-web: pushing service/${ticket} failed \\(protected\\)`));
+        expect(error).toContain("allow the service's user to push to the branch");
+        expect(error).not.toContain('partial-api');
+        expect(error).not.toContain('without a pull request'); // the pushed one got its pull request
+        expect(error).not.toContain(token);
+
+        // The protected repository: nothing on the remote, no pull request.
+        expect(branchTip(host.bare, branch)).toBeNull();
+        expect(prsOf(host, branch)).toEqual([]);
+
+        // The other: its change is on its work branch and proposed.
+        expect(show(second.bare, branch, '%P')).toBe(apiBase);
+        expect(fileAt(second.bare, branch, 'greeting.txt')).toBe('hello\n');
+        expect(trailer(second.bare, branch, 'Run-Id')).toBe(runId);
+        expect(branchTip(second.bare, 'main')).toBe(apiBase);
+        const prs = prsOf(second, branch);
+        expect(prs).toHaveLength(1);
+        expect(prs[0]).toMatchObject({ base: 'main', open: true });
+        expect(prs[0]!.body).toContain(runId);
+
+        // Recorded with the run, for that repository only.
+        expect(await recorded('err-partial', ticket)).toEqual([{ run_id: runId, repo: 'partial-api', number: prs[0]!.number, state: 'open' }]);
+        const resource = (await server.get<RunView>(`/api/runs/${runId}`)).body;
+        expect(resource.state).toBe('failed');
+        expect(resource.pullRequests).toEqual([expect.objectContaining({ repo: 'partial-api', number: prs[0]!.number, state: 'open' })]);
+        const events = await server.events(runId);
+        expect(events.some((e) => e.kind === 'publish' && e.text.startsWith('partial-api: ') && e.text.includes(`pushed to ${branch}`))).toBe(true);
+        expect(events.some((e) => e.kind === 'publish' && e.text.startsWith('partial-api: pull request ') && e.text.endsWith(' opened'))).toBe(true);
+      });
+
+      it('the host refuses to open the pull request: the run fails naming the repository, the change stays on the work branch', async () => {
+        const ticket = ERROR_TICKETS.refused;
+        const branch = `service/${ticket}`;
+        const base = branchTip(host.bare, 'main');
+        const prsBefore = host.pullRequests().length;
+        host.standIn.failNext(1, { ...PULL_REQUEST_REFUSAL[kind], match: isPullRequestCreate });
+        const since = host.standIn.requests.length;
+        const { runId, state, error } = await run('err-pr-refused', ticket, 'greet');
+        expect(state).toBe('failed');
+        expect(error).toMatch(/opening the pull request failed: the host answered 403: .*repository err-pr-refused/);
+        expect(error).toContain('check that the auth_secret of repository err-pr-refused is valid and may open pull requests');
+        expect(error).toMatch(new RegExp(`the change is on branch service/${ticket} of err-pr-refused without a pull request; the next run resumes from it$`));
+        expect(error).not.toContain(token);
+
+        // The create was asked for exactly once, refused (the fault was used up), and not retried around.
+        const creates = host.standIn.requests.slice(since).filter(isPullRequestCreate);
+        expect(creates).toHaveLength(1);
+        expect(prsOf(host, branch)).toEqual([]);
+        expect(host.pullRequests()).toHaveLength(prsBefore);
+        expect(await recorded('err-pr-refused', ticket)).toEqual([]);
+        expect((await server.get<RunView>(`/api/runs/${runId}`)).body.pullRequests).toEqual([]);
+
+        // The work branch was pushed: the run's commit, on top of main.
+        expect(show(host.bare, branch, '%P')).toBe(base);
+        expect(show(host.bare, branch, '%s')).toBe(`greet: Ticket ${ticket} (${ticket})`); // a complete commit, not a wip one
+        expect(trailer(host.bare, branch, 'Run-Id')).toBe(runId);
+        expect(fileAt(host.bare, branch, 'greeting.txt')).toBe('hello\n');
+        expect(branchTip(host.bare, 'main')).toBe(base);
+      });
+
+      it('a repository without auth_secret: the run fails before any step, naming the repository and the project', async () => {
+        const ticket = ERROR_TICKETS.noSecret;
+        const { runId, state, error } = await run('err-no-secret', ticket, 'greet');
+        expect(state).toBe('failed');
+        expect(error).toBe('repository err-no-secret has no auth_secret: the server cannot fetch its tree; set auth_secret for it in project err-no-secret');
+        const events = await server.events(runId);
+        expect(events.filter((e) => e.kind === 'step-started')).toEqual([]);
+        expect(events.filter((e) => e.kind === 'workspace')).toEqual([]);
+        expect(events.some((e) => e.kind === 'run-failed')).toBe(true);
+        expect(branchTip(host.bare, `service/${ticket}`)).toBeNull();
+        expect(await recorded('err-no-secret', ticket)).toEqual([]);
       });
 
       it('leaves no scratch checkout behind once the runs have ended', () => {
