@@ -99,7 +99,8 @@ export class RunWorkspace implements PipelineWorkspace {
     if (!this.run.publishes || this.workBranch === null) return result;
     const { changes, refusals } = await this.collect(sandboxes);
     let outcome = result;
-    if (refusals.length > 0) outcome = fail(joinErrors(result.ok ? null : result.error, refusals));
+    // A refusal after steps that succeeded is the publish's own failure: its wip commits say so.
+    if (refusals.length > 0) outcome = { ok: false, error: joinErrors(result.ok ? null : result.error, refusals), failedStep: result.ok ? 'publish (secret scan)' : result.failedStep };
     if (!outcome.ok) return this.pushWorkInProgress(outcome, changes);
     return this.publish(changes, result.ok ? (result.summary ?? '') : '');
   }
