@@ -2,11 +2,12 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
+import { groupDeadline, signalGroup } from '../common/process-group.js';
 import { packDirectory } from './pack-directory.js';
 import { type ExecOptions, type ExecResult, OutputStream, type Sandbox } from './sandbox-backend.js';
 import { unpackInto } from './unpack-into.js';
 
-/** Grace between SIGTERM and SIGKILL when a command overruns its timeout. */
+/** How long the output of an exited command may keep coming (a grandchild holding the pipe). */
 const KILL_GRACE_MS = 2000;
 
 /** Where an in-process sandbox lives: `workdir` (the tree) and whatever else, all under `root`. */
@@ -46,13 +47,7 @@ export class InProcessSandbox implements Sandbox {
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       this.running.add(child);
-      let timedOut = false;
-      let killTimer: NodeJS.Timeout | undefined;
-      const timer = setTimeout(() => {
-        timedOut = true;
-        signalGroup(child, 'SIGTERM');
-        killTimer = setTimeout(() => signalGroup(child, 'SIGKILL'), KILL_GRACE_MS);
-      }, options.timeoutMs);
+      const deadline = groupDeadline(child, options.timeoutMs);
       const streams = [
         { stream: OutputStream.Stdout, source: child.stdout },
         { stream: OutputStream.Stderr, source: child.stderr },
@@ -63,17 +58,16 @@ export class InProcessSandbox implements Sandbox {
         lines.on('close', () => done());
       }));
       child.once('error', (error) => {
-        clearTimeout(timer);
+        deadline.clear();
         this.running.delete(child);
         reject(error);
       });
       child.once('exit', (code, signal) => {
-        clearTimeout(timer);
-        clearTimeout(killTimer);
+        deadline.clear();
         this.running.delete(child);
         // Output of a killed group may never close if a grandchild keeps the pipe: bound the wait.
         void Promise.race([Promise.all(drained), new Promise((done) => setTimeout(done, KILL_GRACE_MS))])
-          .then(() => resolve({ exitCode: code, signal, timedOut }));
+          .then(() => resolve({ exitCode: code, signal, timedOut: deadline.timedOut }));
       });
     });
   }
@@ -100,14 +94,5 @@ export class InProcessSandbox implements Sandbox {
 
   private destroyedError(): Error {
     return new Error(`sandbox ${this.name} is destroyed`);
-  }
-}
-
-function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  if (child.pid === undefined || child.exitCode !== null) return;
-  try {
-    process.kill(-child.pid, signal);
-  } catch {
-    child.kill(signal);
   }
 }

@@ -1,11 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { PassThrough, type Readable } from 'node:stream';
 import { scrubSecrets } from '../../common/secret-scrubber.js';
+import { groupDeadline, signalGroup } from '../../common/process-group.js';
 import type { GitCredential } from './git-credential.js';
 import { credentialSecrets, gitEnvironment } from './git-environment.js';
 
-/** Grace between SIGTERM (git removes its lock files) and SIGKILL when git overruns its time. */
-const KILL_GRACE_MS = 2000;
 /** Stderr kept for the error message: git's last words are the useful ones. */
 const STDERR_LIMIT = 64 * 1024;
 
@@ -99,23 +98,15 @@ export class GitCli {
       stderr = (stderr + text).slice(-STDERR_LIMIT);
     });
     const done = new Promise<void>((resolve, reject) => {
-      let timedOut = false;
-      let killTimer: NodeJS.Timeout | undefined;
-      const timer = setTimeout(() => {
-        timedOut = true;
-        signalGroup(child, 'SIGTERM');
-        killTimer = setTimeout(() => signalGroup(child, 'SIGKILL'), KILL_GRACE_MS);
-      }, options.timeoutMs);
+      const deadline = groupDeadline(child, options.timeoutMs);
       child.once('error', (error) => {
-        clearTimeout(timer);
-        clearTimeout(killTimer);
+        deadline.clear();
         reject(new GitCommandFailure(subcommand, null, false, '', scrubSecrets(`git could not be started: ${error.message}`, secrets)));
       });
       child.once('close', (code) => {
-        clearTimeout(timer);
-        clearTimeout(killTimer);
-        if (code === 0 && !timedOut) resolve();
-        else reject(new GitCommandFailure(subcommand, code, timedOut, scrubSecrets(stderr, secrets)));
+        deadline.clear();
+        if (code === 0 && !deadline.timedOut) resolve();
+        else reject(new GitCommandFailure(subcommand, code, deadline.timedOut, scrubSecrets(stderr, secrets)));
       });
     });
     // The caller may never attach a handler when it bails out first; the failure is still reported through `done`.
@@ -124,14 +115,6 @@ export class GitCli {
   }
 }
 
-function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
-  try {
-    process.kill(-child.pid, signal);
-  } catch {
-    child.kill(signal);
-  }
-}
 
 function lastLines(text: string): string {
   return text.trim().split('\n').slice(-5).join(' | ');
