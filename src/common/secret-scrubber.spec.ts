@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defaultServiceConfig } from '../config/service-config.js';
+import { DEFAULT_AGENT, defaultServiceConfig } from '../config/service-config.js';
 import { Platform } from '../platforms/platform.js';
 import { collectSecrets, REDACTED, scrubSecrets } from './secret-scrubber.js';
 
@@ -135,7 +135,7 @@ describe('collectSecrets with scrubSecrets', () => {
         name: 'shop', tracker: Platform.GitHub,
         repos: [{ name: 'web', platform: Platform.GitHub, url: 'https://github.com/a/b', api_url: null, path_prefix: '', auth_secret: 'glpat-repo-auth', branch: null }],
         triggers: {},
-        pr_commands: { enabled: false, require_member: true, allowed_pipelines: null },
+        pr_commands: { enabled: false, require_member: true, allowed_pipelines: null }, agent: { ...DEFAULT_AGENT },
       },
     };
     const secrets = collectSecrets(config);

@@ -99,6 +99,15 @@ export class ConfigReader {
     return fallback;
   }
 
+  /** A decimal number ≥ min ("1.25" as a string too). */
+  decimal(value: unknown, where: Location, fallback: number, min = 0): number {
+    if (value === undefined || value === null) return fallback;
+    const n = typeof value === 'string' ? (/^\s*\d+(\.\d+)?\s*$/.test(value) ? Number(value) : Number.NaN) : value;
+    if (typeof n === 'number' && Number.isFinite(n) && n >= min) return n;
+    this.problem(where, `${where.path} must be a number ≥ ${min}; using ${fallback}`);
+    return fallback;
+  }
+
   stringList(value: unknown, where: Location): string[] {
     if (value === undefined || value === null) return [];
     const items = typeof value === 'string' ? [value] : value;

@@ -26,6 +26,8 @@ function only(findings: Finding[], field: string): Finding {
   return matching[0] as Finding;
 }
 
+/** An agent with everything a project that starts agent pipelines needs (no readiness findings). */
+const GOOD_AGENT = { provider: 'openai', model: 'gpt-test', api_key: 'sk-test', prices: { input_per_mtok: 1, output_per_mtok: 2 } };
 const GOOD_REPO = { name: 'shop-web', platform: 'platform-a', url: 'https://github.com/acme/shop-web', auth_secret: 'ghp_repo_token' };
 
 describe('defaults', () => {
@@ -320,6 +322,7 @@ describe('bad types', () => {
   it('strings that spell numbers and booleans are accepted', () => {
     const { config, findings } = build({
       queue: { max_parallel_runs: '8' },
+      agent: GOOD_AGENT,
       projects: { shop: { tracker: 'platform-a', pr_commands: { enabled: 'TRUE', require_member: 'false' } } },
     });
     expect(findings).toEqual([]);
@@ -547,6 +550,7 @@ describe('projects', () => {
     const { config, findings } = build(
       {
         secrets: { SHOP_TOKEN: 'ghp_example' },
+        agent: GOOD_AGENT,
         pipelines: { lint: { commands: ['npm run lint'] } },
         projects: {
           shop: {
@@ -629,6 +633,7 @@ describe('projects', () => {
   it('a trigger naming an unknown pipeline is a finding with project, trigger and field', () => {
     const { config, findings } = build({
       pipelines: { lint: { commands: ['lint'] } },
+      agent: GOOD_AGENT,
       projects: {
         shop: {
           tracker: 'platform-a',
@@ -681,5 +686,50 @@ describe('repositories', () => {
     const { config, findings } = build({ projects: { shop: { tracker: 'platform-d', repos: [{ ...GOOD_REPO, platform: 'platform-d' }] } } });
     expect(config.projects.shop?.repos).toEqual([]);
     expect(only(findings, 'projects.shop.repos[0].platform').reason).toContain('hosts no repositories');
+  });
+});
+
+describe('agent', () => {
+  it('defaults: no provider, the contract limits', () => {
+    expect(build({}).config.agent).toEqual({
+      provider: null, model: null, base_url: null, api_key: null, max_steps: 80, max_tokens: 2_000_000, max_cost_usd: 5, prices: null, step_timeout_seconds: 1800,
+    });
+  });
+
+  it('a project overrides the top-level block key by key, secrets through ${NAME}', () => {
+    const { config, findings } = build({
+      agent: { ...GOOD_AGENT, api_key: '${OPENAI_KEY}', max_steps: 40 },
+      projects: { shop: { tracker: 'platform-a', agent: { provider: 'anthropic', model: 'claude-test', api_key: '${ANTHROPIC_KEY}', max_cost_usd: '2.5' } } },
+    }, { OPENAI_KEY: 'sk-o', ANTHROPIC_KEY: 'sk-a' });
+    expect(findings).toEqual([]);
+    expect(config.agent).toMatchObject({ provider: 'openai', model: 'gpt-test', api_key: 'sk-o', max_steps: 40 });
+    expect(config.projects.shop?.agent).toMatchObject({ provider: 'anthropic', model: 'claude-test', api_key: 'sk-a', max_steps: 40, max_cost_usd: 2.5, prices: GOOD_AGENT.prices });
+  });
+
+  it('a project that can start an agent pipeline without a complete agent gets blocking findings naming project and field', () => {
+    const { findings } = build({
+      agent: { provider: 'openai-compatible', api_key: '${MISSING_KEY}' },
+      projects: {
+        shop: { tracker: 'platform-a', platform_a_trigger: { default_pipeline: 'code' } },
+        docs: { tracker: 'platform-a', platform_a_trigger: { pipeline_from_label: { x: 'lint' } } },
+      },
+      pipelines: { lint: { commands: ['lint'] } },
+    });
+    for (const field of ['model', 'api_key', 'base_url']) {
+      expect(only(findings, `projects.shop.agent.${field}`)).toMatchObject({ severity: 'blocking', project: 'shop' });
+    }
+    expect(only(findings, 'agent.api_key').reason).toContain('MISSING_KEY');
+    expect(only(findings, 'projects.shop.agent.prices').severity).toBe('advisory');
+    expect(findings.filter((f) => f.project === 'docs')).toEqual([]); // starts no agent pipeline
+  });
+
+  it('an unknown provider and bad numbers are findings, the base value stands', () => {
+    const { config, findings } = build({ agent: { provider: 'gateway', max_cost_usd: 'lots', prices: { input_per_mtok: 1 } } });
+    expect(config.agent.provider).toBeNull();
+    expect(config.agent.max_cost_usd).toBe(5);
+    expect(config.agent.prices).toBeNull();
+    expect(only(findings, 'agent.provider').reason).toContain('openai, anthropic, azure-openai, openai-compatible');
+    expect(only(findings, 'agent.max_cost_usd').reason).toContain('number');
+    expect(only(findings, 'agent.prices').reason).toContain('needs both');
   });
 });

@@ -5,10 +5,11 @@ import { BUILT_IN_PIPELINES } from '../common/pipeline-name.js';
 import { type Finding, FindingSubsystem, finding } from '../findings/finding.js';
 import { ConfigReader, type Location, emptyMap, isPlainObject } from './config-reader.js';
 import { AUTH_ENV_VARIABLES, type AuthEnvField, type ServiceEnvironment } from './environment.js';
+import { checkAgentReadiness, readAgent } from './agent-config.reader.js';
 import { readProject } from './project-config.reader.js';
 import { parseCpu, parseMemory } from './quantities.js';
 import {
-  type AuthConfig, type CapacityConfig, type CommandPipelineConfig, type GitConfig, type ProjectConfig, DEFAULT_AUTH_CLAIMS, DEFAULT_GIT, DEFAULT_QUEUE, DEFAULT_SANDBOX,
+  type AuthConfig, type CapacityConfig, type CommandPipelineConfig, type GitConfig, type ProjectConfig, DEFAULT_AGENT, DEFAULT_AUTH_CLAIMS, DEFAULT_GIT, DEFAULT_QUEUE, DEFAULT_SANDBOX,
   PublishMode,
   type QueueConfig, SandboxBackendKind, type SandboxConfig, type ServiceConfig, defaultServiceConfig,
 } from './service-config.js';
@@ -21,7 +22,7 @@ export interface LoadedConfig {
   file: { path: string; present: boolean };
 }
 
-const ROOT_KEYS = ['auth', 'webhooks', 'secrets', 'queue', 'pipelines', 'capacity', 'sandbox', 'projects', 'observation_retention_days', 'metrics', 'runs', 'git'];
+const ROOT_KEYS = ['auth', 'webhooks', 'secrets', 'queue', 'pipelines', 'capacity', 'sandbox', 'projects', 'observation_retention_days', 'metrics', 'runs', 'git', 'agent'];
 
 /** Loads the bootstrap file with the environment. Never throws: every problem is a finding. */
 export function loadServiceConfig(env: ServiceEnvironment, configPath = env.configPath): LoadedConfig {
@@ -72,13 +73,15 @@ export function buildConfig(raw: unknown, env: ServiceEnvironment, findings: Fin
   const runs = r.block(root.runs, { path: 'runs' }, ['retention_days']);
   config.runs = { retention_days: r.integer(runs.retention_days, { path: 'runs.retention_days' }, 90, 1) };
   config.git = readGit(r, root.git);
+  config.agent = readAgent(r, { path: 'agent' }, root.agent, DEFAULT_AGENT);
   config.projects = emptyMap<ProjectConfig>();
   const projects = r.block(root.projects, { path: 'projects' }, Object.keys(isPlainObject(root.projects) ? root.projects : {}));
   for (const [name, value] of Object.entries(projects)) {
-    const project = readProject(r, name, value);
+    const project = readProject(r, name, value, config.agent);
     if (project) config.projects[name] = project;
   }
   checkPipelineReferences(r, config);
+  checkAgentReadiness(r, Object.values(config.projects));
   return config;
 }
 

@@ -59,6 +59,40 @@ export interface CommandPipelineConfig {
   publish: PublishMode;
 }
 
+export const AgentProvider = {
+  OpenAI: 'openai',
+  Anthropic: 'anthropic',
+  AzureOpenAI: 'azure-openai',
+  OpenAICompatible: 'openai-compatible',
+} as const;
+export type AgentProvider = (typeof AgentProvider)[keyof typeof AgentProvider];
+
+/** US dollars per million tokens. */
+export interface AgentPrices {
+  input_per_mtok: number;
+  output_per_mtok: number;
+}
+
+/**
+ * The language model the agent pipelines (`code`, `security-scan`, `pr-review`) drive, and their
+ * limits per run. The top-level `agent:` block, overridden key by key by a project's own.
+ */
+export interface AgentConfig {
+  provider: AgentProvider | null;
+  model: string | null;
+  /** Required for openai-compatible and azure-openai; the provider's default otherwise. */
+  base_url: string | null;
+  api_key: string | null;
+  /** Model calls per agent step. */
+  max_steps: number;
+  /** Input + output tokens per run. */
+  max_tokens: number;
+  /** Per run; enforced only when `prices` are known. null → no cost limit. */
+  max_cost_usd: number | null;
+  prices: AgentPrices | null;
+  step_timeout_seconds: number;
+}
+
 /** Who the service's commits are by. */
 export interface GitConfig {
   author_name: string;
@@ -128,6 +162,8 @@ export interface ProjectConfig {
   repos: RepoConfig[];
   triggers: Partial<Record<Platform, TriggerConfig>>;
   pr_commands: PrCommandsConfig;
+  /** The top-level `agent:` with this project's own `agent:` keys laid over it. */
+  agent: AgentConfig;
 }
 
 export interface ServiceConfig {
@@ -145,6 +181,7 @@ export interface ServiceConfig {
   metrics: MetricsConfig;
   runs: RunsConfig;
   git: GitConfig;
+  agent: AgentConfig;
 }
 
 export interface MetricsConfig {
@@ -176,6 +213,18 @@ export const DEFAULT_SANDBOX: SandboxConfig = {
   agent_version: null,
 };
 
+export const DEFAULT_AGENT: AgentConfig = {
+  provider: null,
+  model: null,
+  base_url: null,
+  api_key: null,
+  max_steps: 80,
+  max_tokens: 2_000_000,
+  max_cost_usd: 5,
+  prices: null,
+  step_timeout_seconds: 1800,
+};
+
 export const DEFAULT_GIT: GitConfig = { author_name: 'pipeline-service', author_email: 'pipeline-service@users.noreply.localhost' };
 
 export const DEFAULT_AUTH_CLAIMS = { role_claim: 'roles', group_claim: 'groups', name_claim: 'sub' } as const;
@@ -194,5 +243,6 @@ export function defaultServiceConfig(): ServiceConfig {
     metrics: { enabled: true },
     runs: { retention_days: 90 },
     git: { ...DEFAULT_GIT },
+    agent: { ...DEFAULT_AGENT },
   };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defaultServiceConfig } from '../../config/service-config.js';
+import { DEFAULT_AGENT, defaultServiceConfig } from '../../config/service-config.js';
 import { Platform } from '../../platforms/platform.js';
 import { carriesServiceMarker } from '../../platforms/service-marker.js';
 import { buildFailureComment, carriesRunMarker, cutMiddle, TicketCommentKind } from './failure-comment.js';
@@ -60,7 +60,7 @@ describe('collectSecrets', () => {
           pr_trigger_label: null, needs_clarification_status: null, organization_url: null, team_project: null,
           site_url: 'https://j', project_key: 'K', secret: 'hmac-secret', credentials: 'bot@acme:jira-api-token',
         } },
-        pr_commands: { enabled: false, require_member: true, allowed_pipelines: null },
+        pr_commands: { enabled: false, require_member: true, allowed_pipelines: null }, agent: { ...DEFAULT_AGENT },
       },
     };
     const secrets = collectSecrets(config);

@@ -1,0 +1,74 @@
+import { BuiltInPipeline } from '../common/pipeline-name.js';
+import type { ConfigReader, Location } from './config-reader.js';
+import { type AgentConfig, AgentProvider, type ProjectConfig } from './service-config.js';
+
+const AGENT_KEYS = ['provider', 'model', 'base_url', 'api_key', 'max_steps', 'max_tokens', 'max_cost_usd', 'prices', 'step_timeout_seconds'];
+const PROVIDERS: readonly string[] = Object.values(AgentProvider);
+const AGENT_PIPELINES: readonly string[] = [BuiltInPipeline.Code, BuiltInPipeline.SecurityScan, BuiltInPipeline.PrReview];
+
+/**
+ * An `agent:` block laid over `base` key by key (the top-level block over the defaults, a
+ * project's over the top-level one). A bad value is a finding and leaves the base's value.
+ */
+export function readAgent(r: ConfigReader, where: Location, raw: unknown, base: AgentConfig): AgentConfig {
+  const b = r.block(raw, where, AGENT_KEYS);
+  const agent: AgentConfig = { ...base };
+  const has = (key: string) => b[key] !== undefined && b[key] !== null;
+  if (has('provider')) {
+    const provider = r.string(b.provider, r.at(where, 'provider'));
+    if (provider !== null && PROVIDERS.includes(provider)) agent.provider = provider as AgentProvider;
+    else if (provider !== null) r.problem(r.at(where, 'provider'), `${where.path}.provider must be one of ${PROVIDERS.join(', ')}`);
+  }
+  if (has('model')) agent.model = r.string(b.model, r.at(where, 'model')) ?? base.model;
+  if (has('base_url')) agent.base_url = r.string(b.base_url, r.at(where, 'base_url')) ?? base.base_url;
+  // An unresolved reference unsets the key (it is reported), rather than falling back to another's key.
+  if (has('api_key')) agent.api_key = r.string(b.api_key, r.at(where, 'api_key'), { secret: true });
+  agent.max_steps = r.integer(b.max_steps, r.at(where, 'max_steps'), base.max_steps, 1);
+  agent.max_tokens = r.integer(b.max_tokens, r.at(where, 'max_tokens'), base.max_tokens, 1);
+  if (has('max_cost_usd')) agent.max_cost_usd = r.decimal(b.max_cost_usd, r.at(where, 'max_cost_usd'), base.max_cost_usd ?? 0, 0);
+  agent.step_timeout_seconds = r.integer(b.step_timeout_seconds, r.at(where, 'step_timeout_seconds'), base.step_timeout_seconds, 1);
+  if (has('prices')) {
+    const at = r.at(where, 'prices');
+    const p = r.block(b.prices, at, ['input_per_mtok', 'output_per_mtok']);
+    if (p.input_per_mtok === undefined || p.output_per_mtok === undefined) {
+      r.problem(at, `${at.path} needs both input_per_mtok and output_per_mtok (US dollars per million tokens); prices were not set`);
+    } else {
+      agent.prices = {
+        input_per_mtok: r.decimal(p.input_per_mtok, r.at(at, 'input_per_mtok'), 0, 0),
+        output_per_mtok: r.decimal(p.output_per_mtok, r.at(at, 'output_per_mtok'), 0, 0),
+      };
+    }
+  }
+  return agent;
+}
+
+/** A project can start an agent pipeline through a trigger naming one, or through pull-request commands. */
+export function startsAgentPipelines(project: ProjectConfig): boolean {
+  if (project.pr_commands.enabled) return true;
+  return Object.values(project.triggers).some((trigger) =>
+    (trigger.default_pipeline !== null && AGENT_PIPELINES.includes(trigger.default_pipeline))
+    || Object.values(trigger.pipeline_from_label).some((pipeline) => AGENT_PIPELINES.includes(pipeline)));
+}
+
+/**
+ * For each project that can start an agent pipeline: what its effective agent lacks is a
+ * blocking finding naming the project and the field (runs of those pipelines would fail); a cost
+ * limit without prices is advisory (it cannot be enforced).
+ */
+export function checkAgentReadiness(r: ConfigReader, projects: readonly ProjectConfig[]): void {
+  for (const project of projects) {
+    if (!startsAgentPipelines(project)) continue;
+    const { agent } = project;
+    const at = (key: string): Location => ({ project: project.name, path: `projects.${project.name}.agent.${key}` });
+    const missing = (key: string, why: string) =>
+      r.problem(at(key), `project ${project.name} can start agent pipelines but its agent has no ${key} (set agent.${key}, or the project's own): ${why}`);
+    if (agent.provider === null) missing('provider', `one of ${PROVIDERS.join(', ')}`);
+    if (agent.model === null) missing('model', 'the model to call');
+    if (agent.api_key === null) missing('api_key', 'set or resolvable, e.g. ${OPENAI_API_KEY}');
+    const needsBase = agent.provider === AgentProvider.OpenAICompatible || agent.provider === AgentProvider.AzureOpenAI;
+    if (needsBase && agent.base_url === null) missing('base_url', `${agent.provider} has no default endpoint`);
+    if (agent.provider !== null && agent.max_cost_usd !== null && agent.prices === null) {
+      r.problem(at('prices'), `project ${project.name}: max_cost_usd (${agent.max_cost_usd}) cannot be enforced without prices (input_per_mtok, output_per_mtok)`, 'advisory');
+    }
+  }
+}
