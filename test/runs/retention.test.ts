@@ -147,10 +147,12 @@ describe('run retention (runs.retention_days, default 90)', () => {
     expect(await remaining()).toBe(0);
     expect(await countWhere(setup, 'run_events', old)).toBe(0);
 
-    // Claims went on all through the pass, each quickly (generous bound for a loaded machine).
+    // Claims went on all through the pass: five or more completed while it ran, and none waited for
+    // the better part of it (a claim held up by the pass would wait for it to end). Relative to the
+    // pass, not an absolute bound, which a loaded CI machine overran (1,555 ms in a 3,957 ms pass).
     expect(latencies.length).toBeGreaterThanOrEqual(5);
     const slowest = Math.max(...latencies);
-    expect(slowest, `slowest claim ${slowest} ms during a ${passMs} ms pass`).toBeLessThan(1500);
+    expect(slowest, `slowest claim ${slowest} ms during a ${passMs} ms pass`).toBeLessThan(passMs / 2);
     // The claimed tickets now point at their new runs, not at nothing.
     const relinked = await setup.db.query(`SELECT count(*)::int AS n FROM tickets t JOIN runs r ON r.id = t.run_id
       WHERE t.ticket = ANY($1::text[]) AND r.state = 'queued'`, [latencies.map((_, i) => `b-old-${i + 1}`)]);
