@@ -99,6 +99,7 @@ function longestRun(text: string, char: string): number {
   return longest;
 }
 
-function escapeHtml(text: string): string {
+/** Text for an HTML body (Azure DevOps comments). */
+export function escapeHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }

@@ -1,6 +1,6 @@
 import { Platform } from '../../platforms/platform.js';
 import { SERVICE_MARKER } from '../../platforms/service-marker.js';
-import { TicketCommentKind, runMarker } from './failure-comment.js';
+import { TicketCommentKind, escapeHtml, runMarker } from './failure-comment.js';
 
 export interface ListedPullRequest {
   repo: string;
@@ -17,15 +17,11 @@ export function buildPullRequestsComment(platform: Platform, run: { runId: strin
   const heading = `Pipeline ${run.pipeline} (run ${run.runId}) proposes its change in ${prs.length === 1 ? 'this pull request' : `${prs.length} pull requests`}:`;
   switch (platform) {
     case Platform.AzureDevOps:
-      return [markers, `<p>${escapeHtml(heading)}</p>`, '<ul>', ...prs.map((pr) => `<li>${escapeHtml(pr.repo)}: <a href="${escapeHtml(pr.url)}">${escapeHtml(pr.url)}</a></li>`), '</ul>'].join('\n');
+      return [markers, `<p>${escapeHtml(heading)}</p>`, '<ul>', ...prs.map((pr) => `<li>${escapeHtml(pr.repo)}: <a href="${escapeHtml(pr.url).replace(/"/g, '&quot;')}">${escapeHtml(pr.url)}</a></li>`), '</ul>'].join('\n');
     case Platform.Jira:
       return [markers, heading, ...prs.map((pr) => `* ${pr.repo}: [${pr.url}]`)].join('\n');
     case Platform.GitHub:
     case Platform.GitLab:
       return [markers, heading, '', ...prs.map((pr) => `- ${pr.repo}: ${pr.url}`)].join('\n');
   }
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
