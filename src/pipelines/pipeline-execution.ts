@@ -19,6 +19,8 @@ export interface PipelineExecutionInput {
   onStep?: StepObserver;
   /** The run's repositories: trees in before the steps, changes published after. */
   workspace?: PipelineWorkspace;
+  /** Fires when the run is stopped from outside; handed to every step. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -50,7 +52,7 @@ export async function executePipeline(input: PipelineExecutionInput): Promise<St
         if (!prepared.ok) return prepared;
       }
     }
-    const result = await input.runner.run(input.pipeline, { runId: run.runId, sandboxes, events }, input.onStep);
+    const result = await input.runner.run(input.pipeline, { runId: run.runId, sandboxes, events, signal: input.signal }, input.onStep);
     return workspace ? await workspace.finish(result, sandboxes) : result;
   } finally {
     await input.workspace?.release();

@@ -27,6 +27,8 @@ export interface StepContext {
   events: RunEventSink;
   /** Epoch ms by which the whole run must have ended. */
   deadline: number;
+  /** Fires when the run is stopped from outside (cancel, shutdown): long waits (a model call) end at once. */
+  signal: AbortSignal;
 }
 
 /**

@@ -10,6 +10,12 @@ export const RunEventKind = {
   Workspace: 'workspace',
   /** Publishing: commit, secret scan, push, pull request, or the wip commit of a failed run. */
   Publish: 'publish',
+  /** One language-model call: model, tokens, cost, duration, attempts. */
+  ModelCall: 'model-call',
+  /** One agent tool call: tool, a one-line view of its arguments, exit code, duration. */
+  ToolCall: 'tool-call',
+  /** What the agent says between tool calls, and how an agent step ended (finish, ask, a budget). */
+  Agent: 'agent',
   StepStarted: 'step-started',
   StepFinished: 'step-finished',
   StepFailed: 'step-failed',

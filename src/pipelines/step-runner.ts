@@ -3,9 +3,10 @@ import { RunEventKind } from './run-event-kind.js';
 
 /** Runs a pipeline's steps in order in the run's sandboxes; the first failure ends the run. */
 export class StepRunner {
-  async run(pipeline: Pipeline, context: Omit<StepContext, 'deadline' | 'pipeline'>, onStep?: StepObserver): Promise<StepResult> {
+  async run(pipeline: Pipeline, context: Omit<StepContext, 'deadline' | 'pipeline' | 'signal'> & { signal?: AbortSignal }, onStep?: StepObserver): Promise<StepResult> {
     const { events, runId, sandboxes } = context;
-    const full: StepContext = { runId, sandboxes, events, pipeline: pipeline.name, deadline: Date.now() + pipeline.timeoutMs };
+    const signal = context.signal ?? new AbortController().signal;
+    const full: StepContext = { runId, sandboxes, events, pipeline: pipeline.name, deadline: Date.now() + pipeline.timeoutMs, signal };
     // A step record that cannot be written is not a reason to fail the run: the events still say it.
     const note = (index: number, name: string, state: StepState) => onStep?.(index + 1, name, state).catch(() => undefined);
     for (const [index, step] of pipeline.steps.entries()) {

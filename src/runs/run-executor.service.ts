@@ -91,6 +91,8 @@ export class RunExecutorService {
     return this.stopRuns('interrupted: the server shut down during the run');
   }
 
+  /** Aborted when a run is stopped from outside, so a step waiting on something else than a command (a model call) ends too. */
+  private readonly aborts = new Map<string, AbortController>();
   /** Runs this process has taken and not let go yet (the control watcher checks their records). */
   runsUnderWay(): string[] {
     return [...this.taken];
@@ -108,6 +110,7 @@ export class RunExecutorService {
     this.stopped.set(runId, { reason, ended });
     const sandboxes = [...(this.live.get(runId) ?? [])];
     this.logger.warn(`run ${runId} stopped (${reason}): destroying ${sandboxes.length} sandbox(es)`);
+    this.aborts.get(runId)?.abort(new Error(reason));
     await Promise.all(sandboxes.map((sandbox) => sandbox.destroy().catch(() => undefined)));
     return true;
   }
@@ -117,7 +120,10 @@ export class RunExecutorService {
     const runs = [...this.live];
     if (runs.length === 0) return;
     this.logger.warn(`${reason}: stopping ${runs.length} run(s)`);
-    for (const [runId] of runs) if (!this.stopped.get(runId)?.ended) this.stopped.set(runId, { reason, ended: null });
+    for (const [runId] of runs) {
+      if (!this.stopped.get(runId)?.ended) this.stopped.set(runId, { reason, ended: null });
+      this.aborts.get(runId)?.abort(new Error(reason));
+    }
     await Promise.all(runs.flatMap(([, sandboxes]) => [...sandboxes].map((sandbox) => sandbox.destroy().catch(() => undefined))));
   }
 
@@ -176,6 +182,10 @@ export class RunExecutorService {
     const startedAt = await this.begin(request, createdAt);
     if (startedAt === null) return RunOutcome.Skipped;
     let result: StepResult;
+    const abort = new AbortController();
+    this.aborts.set(request.runId, abort);
+    const early = this.stopped.get(request.runId);
+    if (early) abort.abort(new Error(early.reason));
     try {
       result = await executePipeline({
         run: request,
@@ -187,9 +197,12 @@ export class RunExecutorService {
         onSandbox: (repo, state) => this.records.noteSandbox(request.runId, sandboxName(repo), repo?.path_prefix ?? '', state),
         onStep: (position, name, state) => this.records.noteStep(request.runId, position, name, state),
         workspace: this.workspaces.forRun(request, events),
+        signal: abort.signal,
       });
     } catch (error) {
       result = { ok: false, error: `run crashed: ${(error as Error).message}` };
+    } finally {
+      this.aborts.delete(request.runId);
     }
     // Its sandboxes are gone: nothing of the run is left to stop, so a cancel from now on is the database's to decide.
     this.taken.delete(request.runId);
