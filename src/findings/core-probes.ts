@@ -1,9 +1,12 @@
+import { checkModelProvider } from '../agent/provider-preflight.js';
 import { RELEASE } from '../common/release.js';
+import { startsAgentPipelines } from '../config/agent-config.reader.js';
+import type { AgentConfig, ProjectConfig } from '../config/service-config.js';
 import type { ConfigService } from '../config/config.service.js';
 import { type DatabaseService, describe } from '../database/database.service.js';
 import type { SandboxBackend } from '../sandbox/sandbox-backend.js';
 import type { StoreConnectionService } from '../store/store-connection.service.js';
-import { FindingSubsystem, finding } from './finding.js';
+import { type Finding, FindingSubsystem, finding } from './finding.js';
 import type { FindingsService } from './findings.service.js';
 import { type StartupProbe, checkFrom } from './startup-probe.js';
 
@@ -80,17 +83,56 @@ export function sandboxBackendProbe(backend: SandboxBackend): StartupProbe {
   };
 }
 
-export function sandboxAgentProbe(config: ConfigService): StartupProbe {
+export function sandboxAgentProbe(config: ConfigService, options: { fetch?: typeof fetch } = {}): StartupProbe {
   return {
     name: 'sandbox-agent', subsystem: FindingSubsystem.SandboxAgent, category: CONFIG_CATEGORY,
     async run() {
       const pinned = config.config.sandbox.agent_version;
-      if (pinned === null || pinned === RELEASE) {
-        return { findings: [], check: checkFrom(this, [], pinned ? `sandbox agent pinned to this release (${RELEASE})` : 'sandbox agent follows this release') };
+      const found: Finding[] = [];
+      const passed: string[] = [pinned ? `sandbox agent pinned to this release (${RELEASE})` : 'sandbox agent follows this release'];
+      if (pinned !== null && pinned !== RELEASE) {
+        passed.length = 0;
+        found.push(finding(FindingSubsystem.SandboxAgent, 'advisory',
+          `sandbox agent is pinned to ${pinned} but this server is release ${RELEASE}`, { field: 'sandbox.agent_version' }));
       }
-      const f = finding(FindingSubsystem.SandboxAgent, 'advisory',
-        `sandbox agent is pinned to ${pinned} but this server is release ${RELEASE}`, { field: 'sandbox.agent_version' });
-      return { findings: [f], check: checkFrom(this, [f], '') };
+      const providers = await checkProjectProviders(Object.values(config.config.projects), options.fetch);
+      found.push(...providers.findings);
+      passed.push(...providers.passed);
+      return { findings: found, check: checkFrom(this, found, passed.join('; '), 'correct the agent fields the findings name') };
     },
   };
+}
+
+/** Leaves time within the probe's 10 s for its other work and the answer. */
+const PROVIDER_CHECK_TIMEOUT_MS = 8000;
+
+/**
+ * Each distinct provider endpoint, key and model that a project able to start agent pipelines
+ * would call is reached once; a refusal is a blocking finding naming every project that uses it.
+ * Projects whose agent lacks a field already have the configuration's blocking finding.
+ */
+async function checkProjectProviders(projects: readonly ProjectConfig[], fetchImpl?: typeof fetch): Promise<{ findings: Finding[]; passed: string[] }> {
+  const groups = new Map<string, { agent: AgentConfig; projects: string[] }>();
+  for (const project of projects) {
+    const { agent } = project;
+    if (!startsAgentPipelines(project) || !agent.provider || !agent.model || !agent.api_key) continue;
+    const key = JSON.stringify([agent.provider, agent.base_url, agent.model, agent.api_key]);
+    const group = groups.get(key) ?? { agent, projects: [] };
+    group.projects.push(project.name);
+    groups.set(key, group);
+  }
+  const results = await Promise.all([...groups.values()].map(async (group) => ({ group, check: await checkModelProvider(group.agent, { timeoutMs: PROVIDER_CHECK_TIMEOUT_MS, fetch: fetchImpl }) })));
+  const findings: Finding[] = [];
+  const passed: string[] = [];
+  for (const { group, check } of results) {
+    if (check.ok) {
+      passed.push(check.detail);
+      continue;
+    }
+    for (const project of group.projects) {
+      findings.push(finding(FindingSubsystem.SandboxAgent, check.blocking ? 'blocking' : 'advisory',
+        `project ${project}: ${check.reason}`, { project, field: `projects.${project}.agent.${check.field}` }));
+    }
+  }
+  return { findings, passed };
 }

@@ -9,6 +9,8 @@ export class StepRunner {
     const full: StepContext = { runId, sandboxes, events, pipeline: pipeline.name, deadline: Date.now() + pipeline.timeoutMs, signal };
     // A step record that cannot be written is not a reason to fail the run: the events still say it.
     const note = (index: number, name: string, state: StepState) => onStep?.(index + 1, name, state).catch(() => undefined);
+    // The last summary a step gave (the agent's account of its work) describes the run best.
+    let summary: string | undefined;
     for (const [index, step] of pipeline.steps.entries()) {
       const label = `step ${index + 1}/${pipeline.steps.length}: ${step.name}`;
       await note(index, step.name, StepState.Running);
@@ -25,7 +27,8 @@ export class StepRunner {
         return { ...result, failedStep: result.failedStep ?? step.name };
       }
       context.events.emit(RunEventKind.StepFinished, null, label);
+      summary = result.summary ?? summary;
     }
-    return { ok: true, summary: `Ran the ${pipeline.name} pipeline: ${pipeline.steps.map((s) => s.name).join('; ')}.` };
+    return { ok: true, summary: summary ?? `Ran the ${pipeline.name} pipeline: ${pipeline.steps.map((s) => s.name).join('; ')}.` };
   }
 }

@@ -1,3 +1,4 @@
+import type { AgentUsage } from '../agent/agent-types.js';
 import { Injectable } from '@nestjs/common';
 import { DatabaseService } from '../database/database.service.js';
 import { updatedRows } from '../database/updated-rows.js';
@@ -94,6 +95,18 @@ export class RunRecordsService {
       `INSERT INTO run_steps (run_id, position, name, state) VALUES ($1, $2, $3, $4)
        ON CONFLICT (run_id, position) DO UPDATE SET state = $4, finished_at = CASE WHEN $4 = 'running' THEN NULL ELSE now() END`,
       [runId, position, name, state]);
+    this.changes.changed(runId);
+  }
+
+  /**
+   * The run's model usage so far (totals, not increments: a write that is lost or repeated
+   * leaves the next one right). Never lowers what is recorded, so a late write cannot undo a newer one.
+   */
+  async noteUsage(runId: string, usage: AgentUsage): Promise<void> {
+    await this.db.dataSource.query(
+      `UPDATE runs SET model_calls = $2, input_tokens = $3, output_tokens = $4, cost_usd = $5
+       WHERE id = $1 AND model_calls <= $2`,
+      [runId, usage.modelCalls, usage.inputTokens, usage.outputTokens, usage.costUsd.toFixed(6)]);
     this.changes.changed(runId);
   }
 

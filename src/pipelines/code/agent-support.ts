@@ -1,0 +1,31 @@
+import type { AgentUsage } from '../../agent/agent-types.js';
+import type { ProviderGate } from '../../agent/provider-gate.js';
+import type { AgentConfig } from '../../config/service-config.js';
+
+/** The ticket as the model may read it: all of it untrusted. */
+export interface TicketText {
+  ticket: string;
+  platform: string;
+  title: string | null;
+  description: string | null;
+  comments: readonly { author: string | null; body: string }[];
+}
+
+/**
+ * What an agent pipeline needs from its surroundings for one run: the server supplies these from
+ * its services, `pipeline-service run` from the configuration alone.
+ */
+export interface AgentRunSupport {
+  /** The project's effective `agent:` block. */
+  agent: AgentConfig;
+  /** Every configured secret value: scrubbed from prompts, tool output and events. */
+  secrets: readonly string[];
+  /** Rate-limits calls to one provider across the installation. */
+  gate: ProviderGate;
+  /** The ticket's title, description and comments from its tracker (null for a run without a ticket). */
+  ticketText(): Promise<TicketText | null>;
+  /** Keeps the run's usage up to date (the server writes it to the run record). */
+  noteUsage(usage: AgentUsage): Promise<void>;
+  /** Routes the provider's HTTP requests (tests, benchmarks); the global fetch otherwise. */
+  fetch?: typeof fetch;
+}

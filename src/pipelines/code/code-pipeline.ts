@@ -1,0 +1,189 @@
+import { type AgentOutcome, type AgentSession, type AgentTree, AgentToolset } from '../../agent/agent-types.js';
+import { createAgentSession } from '../../agent/agent-loop.js';
+import { languageModelFor } from '../../agent/language-model.js';
+import { cutOutput } from '../../agent/output-cut.js';
+import { buildContextsBrief, buildTaskPrompt, buildTicketBrief, systemPromptFor } from '../../agent/prompt/index.js';
+import { scrubSecrets } from '../../common/secret-scrubber.js';
+import { type RepositoryContext, contextsGate, readRepositoryContexts } from '../contexts/index.js';
+import type { Pipeline, PipelineStep, RunSandbox, StepContext, StepResult } from '../pipeline.js';
+import { RunEventKind } from '../run-event-kind.js';
+import type { AgentRunSupport } from './agent-support.js';
+import { agentEventsObserver } from './agent-events.js';
+import { type CommandsOutcome, type ContextCommands, contextLabel, runContextCommands } from './context-commands.js';
+
+/** Setup, build and test around two agent steps (work and one repair round) get this much on top. */
+const COMMANDS_ALLOWANCE_MS = 60 * 60_000;
+/** Failing output handed to the model in the repair round: head and tail of it. */
+const REPAIR_OUTPUT_CHARS = 12_000;
+
+/** What the steps of one `code` run share. */
+class CodeRun {
+  contexts: RepositoryContext[] = [];
+  session: AgentSession | null = null;
+  summary: string | null = null;
+
+  constructor(readonly support: AgentRunSupport, readonly ticket: string | null) {}
+
+  sandboxFor(sandboxes: readonly RunSandbox[], repo: string | null): RunSandbox {
+    const found = sandboxes.find((s) => (s.repo?.name ?? null) === repo);
+    if (!found) throw new Error(`no sandbox for repository ${repo ?? '(default)'}`);
+    return found;
+  }
+
+  commands(phase: ContextCommands['phase']): ContextCommands[] {
+    return this.contexts.map((c) => ({ repo: c.repo, context: c.name, path: c.path, phase, commands: c[phase] }))
+      .filter((set) => set.commands.length > 0);
+  }
+}
+
+/** Before any model call: every repository has complete contexts, or the run fails naming what is missing. */
+class ContextsGateStep implements PipelineStep {
+  readonly name = 'contexts';
+  constructor(private readonly run: CodeRun) {}
+
+  async run(context: StepContext): Promise<StepResult> {
+    const found = await Promise.all(context.sandboxes.map(({ repo, sandbox }) => readRepositoryContexts(sandbox, repo?.name ?? null)));
+    const gate = contextsGate(found);
+    if (!gate.ok) {
+      for (const line of gate.details) context.events.emit(RunEventKind.Agent, null, line);
+      return { ok: false, error: gate.error };
+    }
+    this.run.contexts = gate.contexts;
+    context.events.emit(RunEventKind.Agent, null, `contexts: ${gate.contexts.map((c) => contextLabel({ repo: c.repo, context: c.name })).join(', ')}`);
+    return { ok: true };
+  }
+}
+
+/** Each context's `setup` commands, before the model sees the tree. */
+class SetupStep implements PipelineStep {
+  readonly name = 'setup';
+  constructor(private readonly run: CodeRun) {}
+
+  async run(context: StepContext): Promise<StepResult> {
+    for (const set of this.run.commands('setup')) {
+      const outcome = await runContextCommands(this.run.sandboxFor(context.sandboxes, set.repo).sandbox, set, context);
+      if (!outcome.ok) return { ok: false, error: outcome.error };
+    }
+    return { ok: true };
+  }
+}
+
+/** The model works on the ticket until it finishes, asks, or a budget ends it. */
+class AgentStep implements PipelineStep {
+  readonly name = 'agent';
+  constructor(private readonly run: CodeRun, private readonly pipeline: string) {}
+
+  async run(context: StepContext): Promise<StepResult> {
+    const { support } = this.run;
+    const trees: AgentTree[] = context.sandboxes.map(({ repo, sandbox }) => ({ prefix: context.sandboxes.length > 1 ? repo?.name ?? null : null, sandbox }));
+    const ticket = await support.ticketText();
+    const ticketBrief = ticket
+      ? buildTicketBrief({ ticketId: ticket.ticket, platform: ticket.platform, title: ticket.title, description: ticket.description, comments: ticket.comments, secrets: support.secrets })
+      : '';
+    const prompt = buildTaskPrompt({
+      pipeline: this.pipeline,
+      ticketBrief,
+      contextsBrief: buildContextsBrief(this.run.contexts),
+      trees: trees.map((t) => ({ prefix: t.prefix })),
+      resumed: false,
+    });
+    const { agent } = support;
+    const session = createAgentSession({
+      model: languageModelFor(agent, { fetch: support.fetch }),
+      modelLabel: `${agent.provider}/${agent.model}`,
+      system: await systemPromptFor(this.pipeline),
+      trees,
+      toolset: AgentToolset.Code,
+      limits: {
+        maxSteps: agent.max_steps,
+        maxTokens: agent.max_tokens,
+        maxCostUsd: agent.prices ? agent.max_cost_usd : null,
+        stepTimeoutMs: Math.min(agent.step_timeout_seconds * 1000, Math.max(0, context.deadline - Date.now())),
+      },
+      prices: agent.prices,
+      observer: agentEventsObserver(context.events, support.secrets, support.noteUsage),
+      signal: context.signal,
+      secrets: support.secrets,
+      gate: support.gate,
+    });
+    this.run.session = session;
+    return endedAgentStep(this.run, await session.send(scrubSecrets(prompt, support.secrets)), context);
+  }
+}
+
+/** A one-line run error for every way an agent step can end other than `finished`. */
+function endedAgentStep(run: CodeRun, outcome: AgentOutcome, context: StepContext): StepResult {
+  switch (outcome.kind) {
+    case 'finished':
+      run.summary = outcome.summary.trim() || run.summary;
+      context.events.emit(RunEventKind.Agent, null, `the agent finished: ${oneLine(run.summary ?? '')}`);
+      return { ok: true, summary: run.summary ?? undefined };
+    case 'asked':
+      return { ok: false, error: `the agent handed the ticket back (${outcome.askKind}): ${oneLine(outcome.question)}` };
+    case 'budget':
+      return { ok: false, error: `the agent was stopped: ${outcome.reason}` };
+    case 'cancelled':
+      return { ok: false, error: `the agent was stopped: ${outcome.reason}` };
+    case 'failed':
+      return { ok: false, error: `the model call failed: ${outcome.error}` };
+  }
+}
+
+/**
+ * The contexts' build and test commands, run by the server after the model's work; when they are
+ * red, the model gets one repair round with the failing output, then they run again.
+ */
+class VerifyStep implements PipelineStep {
+  readonly name = 'verify';
+  constructor(private readonly run: CodeRun) {}
+
+  async run(context: StepContext): Promise<StepResult> {
+    const first = await this.verify(context);
+    if (first.ok) return { ok: true, summary: this.run.summary ?? undefined };
+    const session = this.run.session;
+    if (!session) return { ok: false, error: first.error };
+    context.events.emit(RunEventKind.Agent, null, `red: ${first.error}; one repair round`);
+    const repaired = endedAgentStep(this.run, await session.send(repairMessage(first, this.run.support.secrets)), context);
+    if (!repaired.ok) return { ok: false, error: `${first.error}, and the repair round ended: ${repaired.error}` };
+    const second = await this.verify(context);
+    if (second.ok) return { ok: true, summary: this.run.summary ?? undefined };
+    return { ok: false, error: `still red after the repair round: ${second.error}` };
+  }
+
+  private async verify(context: StepContext): Promise<CommandsOutcome> {
+    for (const set of [...this.run.commands('build'), ...this.run.commands('test')]) {
+      const outcome = await runContextCommands(this.run.sandboxFor(context.sandboxes, set.repo).sandbox, set, context);
+      if (!outcome.ok) return outcome;
+    }
+    return { ok: true };
+  }
+}
+
+function repairMessage(failure: Extract<CommandsOutcome, { ok: false }>, secrets: readonly string[]): string {
+  const output = cutOutput(scrubSecrets(failure.output, secrets), REPAIR_OUTPUT_CHARS).text;
+  return [
+    `The server ran the contexts' build and test commands after your work, and they failed: ${failure.error}.`,
+    'Their output (the end of it) follows. Fix the cause, run the failing command yourself to check, then call finish.',
+    '```',
+    output,
+    '```',
+  ].join('\n');
+}
+
+function oneLine(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 300 ? `${line.slice(0, 299)}…` : line;
+}
+
+/**
+ * The built-in `code` pipeline: gate → setup → agent → verify (with one repair round). The
+ * workspace prepares the trees before and publishes (or pushes the wip commit) after.
+ */
+export function codePipeline(support: AgentRunSupport, ticket: string | null, name = 'code'): Pipeline {
+  const run = new CodeRun(support, ticket);
+  return {
+    name,
+    steps: [new ContextsGateStep(run), new SetupStep(run), new AgentStep(run, name), new VerifyStep(run)],
+    timeoutMs: 2 * support.agent.step_timeout_seconds * 1000 + COMMANDS_ALLOWANCE_MS,
+  };
+}
