@@ -1,5 +1,7 @@
-import { BUILT_IN_PIPELINES } from '../common/pipeline-name.js';
+import { BUILT_IN_PIPELINES, BuiltInPipeline } from '../common/pipeline-name.js';
 import type { ServiceConfig } from '../config/service-config.js';
+import type { AgentRunSupport } from './code/agent-support.js';
+import { codePipeline } from './code/code-pipeline.js';
 import { CommandStep } from './command.step.js';
 import type { Pipeline } from './pipeline.js';
 import { UnavailableStep } from './unavailable.step.js';
@@ -7,16 +9,23 @@ import { UnavailableStep } from './unavailable.step.js';
 /** A run of a pipeline that is not (yet) implemented fails at once; it still gets a bound. */
 const UNAVAILABLE_TIMEOUT_MS = 60_000;
 
+/** What a built-in agent pipeline is built for: the run's ticket and the run's agent support. */
+export interface BuiltInRun {
+  ticket: string | null;
+  support: AgentRunSupport;
+}
+
 /**
  * The pipeline a name stands for: a configured command pipeline (`pipelines:`), or a built-in.
- * The built-ins `code`, `security-scan` and `pr-review` arrive in a later release; until then a
- * run of one fails with "pipeline X is not available in this release".
+ * `code` needs the run's agent support; without it (or for a built-in this release does not
+ * have yet: `security-scan`, `pr-review`) a run fails at once saying why.
  */
-export function resolvePipeline(config: ServiceConfig, name: string): Pipeline {
+export function resolvePipeline(config: ServiceConfig, name: string, run?: BuiltInRun): Pipeline {
   const configured = config.pipelines[name];
   if (configured) {
     return { name, steps: configured.commands.map((c) => new CommandStep(c)), timeoutMs: configured.timeout_seconds * 1000 };
   }
+  if (name === BuiltInPipeline.Code && run) return codePipeline(run.support, run.ticket);
   const reason = BUILT_IN_PIPELINES.includes(name)
     ? `pipeline ${name} is not available in this release`
     : `pipeline ${name} is not configured (no built-in and no entry under pipelines:)`;

@@ -190,7 +190,7 @@ export class RunExecutorService {
       result = await executePipeline({
         run: request,
         project: this.config.config.projects[request.project] ?? null,
-        pipeline: this.catalog.resolve(request.pipeline),
+        pipeline: this.catalog.resolve(request.pipeline, { ...request, noteUsage: (usage) => this.records.noteUsage(request.runId, usage) }),
         backend: this.tracked(request.runId),
         runner: this.runner,
         events,

@@ -39,7 +39,7 @@ class CodeRun {
 /** Before any model call: every repository has complete contexts, or the run fails naming what is missing. */
 class ContextsGateStep implements PipelineStep {
   readonly name = 'contexts';
-  constructor(private readonly run: CodeRun) {}
+  constructor(private readonly state: CodeRun) {}
 
   async run(context: StepContext): Promise<StepResult> {
     const found = await Promise.all(context.sandboxes.map(({ repo, sandbox }) => readRepositoryContexts(sandbox, repo?.name ?? null)));
@@ -48,7 +48,7 @@ class ContextsGateStep implements PipelineStep {
       for (const line of gate.details) context.events.emit(RunEventKind.Agent, null, line);
       return { ok: false, error: gate.error };
     }
-    this.run.contexts = gate.contexts;
+    this.state.contexts = gate.contexts;
     context.events.emit(RunEventKind.Agent, null, `contexts: ${gate.contexts.map((c) => contextLabel({ repo: c.repo, context: c.name })).join(', ')}`);
     return { ok: true };
   }
@@ -57,11 +57,11 @@ class ContextsGateStep implements PipelineStep {
 /** Each context's `setup` commands, before the model sees the tree. */
 class SetupStep implements PipelineStep {
   readonly name = 'setup';
-  constructor(private readonly run: CodeRun) {}
+  constructor(private readonly state: CodeRun) {}
 
   async run(context: StepContext): Promise<StepResult> {
-    for (const set of this.run.commands('setup')) {
-      const outcome = await runContextCommands(this.run.sandboxFor(context.sandboxes, set.repo).sandbox, set, context);
+    for (const set of this.state.commands('setup')) {
+      const outcome = await runContextCommands(this.state.sandboxFor(context.sandboxes, set.repo).sandbox, set, context);
       if (!outcome.ok) return { ok: false, error: outcome.error };
     }
     return { ok: true };
@@ -71,10 +71,10 @@ class SetupStep implements PipelineStep {
 /** The model works on the ticket until it finishes, asks, or a budget ends it. */
 class AgentStep implements PipelineStep {
   readonly name = 'agent';
-  constructor(private readonly run: CodeRun, private readonly pipeline: string) {}
+  constructor(private readonly state: CodeRun, private readonly pipeline: string) {}
 
   async run(context: StepContext): Promise<StepResult> {
-    const { support } = this.run;
+    const { support } = this.state;
     const trees: AgentTree[] = context.sandboxes.map(({ repo, sandbox }) => ({ prefix: context.sandboxes.length > 1 ? repo?.name ?? null : null, sandbox }));
     const ticket = await support.ticketText();
     const ticketBrief = ticket
@@ -83,7 +83,7 @@ class AgentStep implements PipelineStep {
     const prompt = buildTaskPrompt({
       pipeline: this.pipeline,
       ticketBrief,
-      contextsBrief: buildContextsBrief(this.run.contexts),
+      contextsBrief: buildContextsBrief(this.state.contexts),
       trees: trees.map((t) => ({ prefix: t.prefix })),
       resumed: false,
     });
@@ -106,8 +106,8 @@ class AgentStep implements PipelineStep {
       secrets: support.secrets,
       gate: support.gate,
     });
-    this.run.session = session;
-    return endedAgentStep(this.run, await session.send(scrubSecrets(prompt, support.secrets)), context);
+    this.state.session = session;
+    return endedAgentStep(this.state, await session.send(scrubSecrets(prompt, support.secrets)), context);
   }
 }
 
@@ -135,24 +135,24 @@ function endedAgentStep(run: CodeRun, outcome: AgentOutcome, context: StepContex
  */
 class VerifyStep implements PipelineStep {
   readonly name = 'verify';
-  constructor(private readonly run: CodeRun) {}
+  constructor(private readonly state: CodeRun) {}
 
   async run(context: StepContext): Promise<StepResult> {
     const first = await this.verify(context);
-    if (first.ok) return { ok: true, summary: this.run.summary ?? undefined };
-    const session = this.run.session;
+    if (first.ok) return { ok: true, summary: this.state.summary ?? undefined };
+    const session = this.state.session;
     if (!session) return { ok: false, error: first.error };
     context.events.emit(RunEventKind.Agent, null, `red: ${first.error}; one repair round`);
-    const repaired = endedAgentStep(this.run, await session.send(repairMessage(first, this.run.support.secrets)), context);
+    const repaired = endedAgentStep(this.state, await session.send(repairMessage(first, this.state.support.secrets)), context);
     if (!repaired.ok) return { ok: false, error: `${first.error}, and the repair round ended: ${repaired.error}` };
     const second = await this.verify(context);
-    if (second.ok) return { ok: true, summary: this.run.summary ?? undefined };
+    if (second.ok) return { ok: true, summary: this.state.summary ?? undefined };
     return { ok: false, error: `still red after the repair round: ${second.error}` };
   }
 
   private async verify(context: StepContext): Promise<CommandsOutcome> {
-    for (const set of [...this.run.commands('build'), ...this.run.commands('test')]) {
-      const outcome = await runContextCommands(this.run.sandboxFor(context.sandboxes, set.repo).sandbox, set, context);
+    for (const set of [...this.state.commands('build'), ...this.state.commands('test')]) {
+      const outcome = await runContextCommands(this.state.sandboxFor(context.sandboxes, set.repo).sandbox, set, context);
       if (!outcome.ok) return outcome;
     }
     return { ok: true };

@@ -55,12 +55,17 @@ export class ProjectTrackerFactory {
     const project = this.config.config.projects[name];
     if (!project) return { unconfigured: `project ${name} is not configured` };
     if (project.tracker !== platform) return { unconfigured: `project ${name} tracks its tickets on ${project.tracker}, not ${platform}` };
-    const missing = missingSettings(project);
-    if (missing) return { unconfigured: `project ${name}: ${missing}` };
-    const built = build(project, this.options);
-    this.cache.set(name, built);
+    const built = projectTrackerOf(project, this.options);
+    if (!('unconfigured' in built)) this.cache.set(name, built);
     return built;
   }
+}
+
+/** A project's tracker from its configuration alone (the factory caches it; the CLI uses it as it is). */
+export function projectTrackerOf(project: ProjectConfig, options: LabelProjectionOptions): ProjectTracker | { unconfigured: string } {
+  const missing = missingSettings(project);
+  if (missing) return { unconfigured: `project ${project.name}: ${missing}` };
+  return build(project, options);
 }
 
 function missingSettings(project: ProjectConfig): string | null {
