@@ -46,6 +46,8 @@ RUN npm ci --omit=dev --no-audit --no-fund \
   && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY migrations ./migrations
+# The agent's system prompts, read at run time from the package root (src/agent/prompt/system-prompts.ts).
+COPY prompts ./prompts
 COPY bin ./bin
 COPY config/service.example.yml ./config/service.example.yml
 

@@ -23,6 +23,16 @@ export interface TicketSnapshot {
   labels: string[];
   /** The ticket's title (Jira: summary); publishing uses it for the commit message and PR title. */
   title: string | null;
+  /**
+   * The ticket's body as the tracker stores it, untouched (no sanitising: that happens where the
+   * text meets the model): GitHub issue `body` and GitLab issue `description` (Markdown), Azure
+   * DevOps `System.Description` (HTML; a Bug without one falls back to its
+   * `Microsoft.VSTS.TCM.ReproSteps`), Jira `fields.description` (REST v2: wiki markup text; an
+   * Atlassian Document Format document, as v3 answers, is converted to plain text). `null` when
+   * the ticket has none. `listTickets` results carry it too: every tracker returns it in the
+   * same list response at no extra request.
+   */
+  description: string | null;
   /** The ticket's web page (not its API URL), linked from pull request bodies. */
   url: string | null;
   /**
@@ -62,7 +72,11 @@ export interface TrackerClient {
   setStatus(ticket: string, status: string): Promise<void>;
   /** Returns the created comment's id. */
   postComment(ticket: string, body: string): Promise<string>;
-  /** All comments, oldest first (system notes excluded). */
+  /**
+   * Every comment, oldest first, paged to the end (GitHub `Link: rel="next"`, GitLab
+   * `X-Next-Page`, Azure DevOps `continuationToken`, Jira `startAt`/`total`). System notes (GitLab
+   * `system: true`) and deleted comments (Azure DevOps) are excluded; our own comments are not.
+   */
   listComments(ticket: string): Promise<TicketComment[]>;
   /** Open tickets matching the query (project-scoped where the platform needs a scope). */
   listTickets(query?: ListTicketsQuery): Promise<TicketSnapshot[]>;

@@ -32,6 +32,7 @@ describe('AzureDevOpsTrackerClient against the Azure DevOps stand-in', () => {
       status: 'Ready for Agent',
       labels: ['frontend', 'service:pending'],
       title: 'Work item 101',
+      description: null,
       url: 'https://dev.azure.com/acme/Shop/_workitems/edit/101',
       concurrencyToken: '1',
     });
@@ -40,6 +41,33 @@ describe('AzureDevOpsTrackerClient against the Azure DevOps stand-in', () => {
     expect(req.query.get('api-version')).toBe('7.1');
     expect(req.query.get('$expand')).toBe('links');
     expect(req.headers.authorization).toBe(`Basic ${Buffer.from(`:${PAT}`).toString('base64')}`);
+  });
+
+  it('reads title, System.Description (HTML, kept) and every comment oldest first, deleted ones left out', async () => {
+    standIn.addWorkItem(110, 'Ready for Agent', [], 'Cart badge shows stale count', '<div>Open the cart, remove an item: <b>badge</b> keeps the old count.</div>');
+    const ids: number[] = [];
+    for (let i = 0; i < 450; i++) ids.push(standIn.addComment(110, `<p>comment ${i}</p>`, { uniqueName: i % 2 === 0 ? 'ana@acme.example' : 'bo@acme.example', deleted: i === 7 }));
+    await expect(client.readTicket('110')).resolves.toMatchObject({
+      title: 'Cart badge shows stale count',
+      description: '<div>Open the cart, remove an item: <b>badge</b> keeps the old count.</div>',
+    });
+    const comments = await client.listComments('110');
+    expect(comments.map((c) => c.id)).toEqual(ids.filter((_, i) => i !== 7).map(String));
+    expect(comments[0]).toEqual({ id: String(ids[0]), body: '<p>comment 0</p>', author: 'ana@acme.example' });
+    const pages = standIn.requests.filter((r) => r.path.endsWith('/workItems/110/comments'));
+    expect(pages.map((r) => r.query.get('continuationToken'))).toEqual([null, '200', '400']);
+    expect(pages.every((r) => r.query.get('order') === 'asc' && r.query.get('$top') === '200')).toBe(true);
+  });
+
+  it('a Bug without a description gives its repro steps (single read); a list carries System.Description', async () => {
+    const bug = standIn.addWorkItem(111, 'Ready for Agent', [], 'Crash on save');
+    bug.fields['Microsoft.VSTS.TCM.ReproSteps'] = '<ol><li>Save</li><li>Crash</li></ol>';
+    standIn.addWorkItem(112, 'Ready for Agent', [], 'Listed', '<p>listed description</p>');
+    expect((await client.readTicket('111')).description).toBe('<ol><li>Save</li><li>Crash</li></ol>');
+    const listed = await client.listTickets({ statuses: ['Ready for Agent'] });
+    expect(listed.map((t) => [t.ticket, t.description])).toEqual([['101', null], ['111', null], ['112', '<p>listed description</p>']]);
+    const batch = standIn.requests.find((r) => r.path.endsWith('/_apis/wit/workitems') && r.method === 'GET')!;
+    expect(batch.query.get('fields')).toBe('System.State,System.Tags,System.Title,System.Description');
   });
 
   it('replaces tags with a JSON Patch test on /rev and keeps foreign tags', async () => {

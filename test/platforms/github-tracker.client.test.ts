@@ -45,6 +45,29 @@ describe('GitHubTrackerClient against the GitHub stand-in', () => {
     expect(req.headers['x-github-api-version']).toBe('2022-11-28');
   });
 
+  it('reads title, description (body) and the whole comment history, oldest first, over the wire', async () => {
+    const issue = standIn.issues.get(42)!;
+    issue.title = 'Checkout rounds totals twice';
+    issue.body = '## Steps\n\n1. Add two items\n2. See the total\n\n<!-- hidden note -->';
+    const ids: number[] = [];
+    for (let i = 0; i < 130; i++) ids.push(standIn.addComment(42, `comment ${i}`, i % 2 === 0 ? 'ana' : 'bo'));
+    const read = await client.readTicket('42');
+    expect(read).toMatchObject({ title: 'Checkout rounds totals twice', description: issue.body });
+    const comments = await client.listComments('42');
+    expect(comments.map((c) => c.id)).toEqual(ids.map(String));
+    expect(comments[0]).toEqual({ id: String(ids[0]), body: 'comment 0', author: 'ana' });
+    expect(comments[129]).toEqual({ id: String(ids[129]), body: 'comment 129', author: 'bo' });
+    const pages = standIn.requests.filter((r) => r.path === '/repos/acme/shop-web/issues/42/comments');
+    expect(pages.map((r) => r.query.get('page'))).toEqual([null, '2']); // the second URL is the Link header's
+  });
+
+  it('answers a null description for an issue without a body, in reads and lists alike', async () => {
+    standIn.addIssue(43, ['ready-for-agent'], { body: 'Listed body' });
+    expect((await client.readTicket('42')).description).toBeNull();
+    const listed = await client.listTickets({ statuses: ['ready-for-agent'] });
+    expect(listed.map((t) => [t.ticket, t.description])).toEqual([['42', null], ['43', 'Listed body']]);
+  });
+
   it('replaces the lifecycle label with If-Match and leaves foreign labels untouched', async () => {
     const read = await client.readTicket('42');
     await expect(client.replaceLifecycleLabel('42', 'service:enqueued', read)).resolves.toEqual({ outcome: 'Updated' });

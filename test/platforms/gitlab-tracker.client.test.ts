@@ -38,12 +38,34 @@ describe('GitLabTrackerClient against the GitLab stand-in', () => {
       status: 'ready-for-agent',
       labels: ['backend', 'ready-for-agent'],
       title: 'Issue 3',
+      description: null,
       url: 'https://gitlab.example/fin/billing/-/issues/3',
       concurrencyToken: null,
     });
     const req = standIn.requests[0]!;
     expect(req.path).toBe('/api/v4/projects/fin%2Fbilling/issues/3');
     expect(req.headers['private-token']).toBe(TOKEN);
+  });
+
+  it('reads title, description and every user note oldest first across pages, system notes left out', async () => {
+    standIn.addIssue(5, ['ready-for-agent'], 'opened', 'Invoices lose their VAT line', 'When an invoice has **two** VAT rates the second is dropped.');
+    const ids: number[] = [];
+    for (let i = 0; i < 120; i++) {
+      ids.push(standIn.addNote(5, `note ${i}`, { username: i % 2 === 0 ? 'ana' : 'bo' }));
+      if (i % 10 === 0) standIn.addNote(5, 'added ~"backend" label', { system: true });
+    }
+    await expect(client.readTicket('5')).resolves.toMatchObject({
+      title: 'Invoices lose their VAT line',
+      description: 'When an invoice has **two** VAT rates the second is dropped.',
+    });
+    const comments = await client.listComments('5');
+    expect(comments.map((c) => c.id)).toEqual(ids.map(String));
+    expect(comments[1]).toEqual({ id: String(ids[1]), body: 'note 1', author: 'bo' });
+    const pages = standIn.requests.filter((r) => r.path.endsWith('/issues/5/notes'));
+    expect(pages.map((r) => r.query.get('page'))).toEqual(['1', '2']);
+    expect(pages.every((r) => r.query.get('sort') === 'asc' && r.query.get('order_by') === 'created_at')).toBe(true);
+    const listed = await client.listTickets({ statuses: ['ready-for-agent'] });
+    expect(listed.find((t) => t.ticket === '5')?.description).toBe('When an invoice has **two** VAT rates the second is dropped.');
   });
 
   it('changes lifecycle labels with add_labels/remove_labels only, leaving foreign labels alone', async () => {

@@ -33,13 +33,47 @@ describe('JiraTrackerClient against the Jira stand-in', () => {
       status: 'Ready for Agent',
       labels: ['payments', 'service:pending'],
       title: 'Issue BILL-12',
+      description: null,
       url: `${standIn.siteUrl}/browse/BILL-12`,
       concurrencyToken: null,
     });
     const req = standIn.requests[0]!;
     expect(req.path).toBe('/rest/api/2/issue/BILL-12');
-    expect(req.query.get('fields')).toBe('status,labels,summary');
+    expect(req.query.get('fields')).toBe('status,labels,summary,description');
     expect(req.headers.authorization).toBe(`Basic ${Buffer.from(`${USER}:${API_TOKEN}`).toString('base64')}`);
+  });
+
+  it('reads summary, description (v2 wiki markup, kept) and every comment oldest first across pages', async () => {
+    standIn.addIssue('BILL-20', 'Ready for Agent', [], 'Refunds skip the ledger', 'h2. Steps\n* refund an order\n* {{ledger}} has no line');
+    const ids: string[] = [];
+    for (let i = 0; i < 230; i++) ids.push(standIn.addComment('BILL-20', `comment ${i}`, i % 2 === 0 ? 'ana' : 'bo'));
+    await expect(client.readTicket('BILL-20')).resolves.toMatchObject({
+      title: 'Refunds skip the ledger',
+      description: 'h2. Steps\n* refund an order\n* {{ledger}} has no line',
+    });
+    const comments = await client.listComments('BILL-20');
+    expect(comments.map((c) => c.id)).toEqual(ids);
+    expect(comments[1]).toEqual({ id: ids[1], body: 'comment 1', author: 'bo' });
+    const pages = standIn.requests.filter((r) => r.path === '/rest/api/2/issue/BILL-20/comment');
+    expect(pages.map((r) => r.query.get('startAt'))).toEqual(['0', '100', '200']);
+    expect(pages.every((r) => r.query.get('orderBy') === 'created')).toBe(true);
+  });
+
+  it('turns an Atlassian Document Format description (the v3 shape) into plain text; lists carry it too', async () => {
+    const adf = {
+      type: 'doc',
+      version: 1,
+      content: [
+        { type: 'heading', attrs: { level: 2 }, content: [{ type: 'text', text: 'Steps' }] },
+        { type: 'paragraph', content: [{ type: 'mention', attrs: { id: 'abc', text: '@Ana' } }, { type: 'text', text: ' please fix' }] },
+      ],
+    };
+    standIn.addIssue('BILL-21', 'Ready for Agent', [], 'ADF', adf);
+    expect((await client.readTicket('BILL-21')).description).toBe('## Steps\n\n@Ana please fix');
+    const listed = await client.listTickets({ statuses: ['Ready for Agent'] });
+    expect(listed.map((t) => [t.ticket, t.description])).toEqual([['BILL-12', null], ['BILL-21', '## Steps\n\n@Ana please fix']]);
+    const search = standIn.requests.find((r) => r.path === '/rest/api/2/search/jql')!;
+    expect((search.body as { fields: string[] }).fields).toContain('description');
   });
 
   it('edits labels with update add/remove verbs, foreign labels untouched, no precondition claimed', async () => {

@@ -28,7 +28,8 @@ export interface AdoWorkItemState {
   id: number;
   rev: number;
   fields: Record<string, string>;
-  comments: { id: number; text: string; uniqueName: string }[];
+  /** `deleted` ones are answered only with `includeDeleted=true`, as on the service. */
+  comments: { id: number; text: string; uniqueName: string; deleted?: boolean }[];
 }
 
 type PatchOp = { op?: string; path?: string; value?: unknown };
@@ -64,11 +65,23 @@ export class AzureDevOpsStandIn extends CodeHostStandIn {
     return `https://dev.azure.com/${this.organization}`;
   }
 
-  addWorkItem(id: number, state: string, tags: string[] = [], title = `Work item ${id}`): AdoWorkItemState {
+  /** `description` is HTML, stored as `System.Description` (absent when null, as on the service). */
+  addWorkItem(id: number, state: string, tags: string[] = [], title = `Work item ${id}`, description: string | null = null): AdoWorkItemState {
     const item: AdoWorkItemState = { id, rev: 1, fields: { 'System.State': state, 'System.TeamProject': this.project, 'System.Title': title }, comments: [] };
+    if (description !== null) item.fields['System.Description'] = description;
     setTags(item, tags);
     this.items.set(id, item);
     return item;
+  }
+
+  /** A comment by someone (by default not the service's account); bumps `rev` like a real one. */
+  addComment(id: number, text: string, opts: { uniqueName?: string; deleted?: boolean } = {}): number {
+    const item = this.items.get(id);
+    if (!item) throw new Error(`no work item ${id}`);
+    const commentId = this.nextCommentId++;
+    item.comments.push({ id: commentId, text, uniqueName: opts.uniqueName ?? 'ana@acme.example', deleted: opts.deleted ?? false });
+    item.rev++;
+    return commentId;
   }
 
   /** The repository's web address, the URL to configure as a repo's `url`. */
@@ -178,13 +191,14 @@ export class AzureDevOpsStandIn extends CodeHostStandIn {
       return json(200, this.renderComment(item, comment));
     }
     if (req.method !== 'GET') return notFound();
-    const top = Number(req.query.get('$top')) || this.commentsPageSize;
-    const ordered = req.query.get('order') === 'desc' ? [...item.comments].reverse() : [...item.comments];
+    const top = Math.min(200, Number(req.query.get('$top')) || this.commentsPageSize);
+    const visible = req.query.get('includeDeleted') === 'true' ? item.comments : item.comments.filter((c) => !c.deleted);
+    const ordered = req.query.get('order') === 'desc' ? [...visible].reverse() : [...visible];
     const start = Number(req.query.get('continuationToken') ?? 0);
     const slice = ordered.slice(start, start + top);
     const more = start + top < ordered.length;
     return json(200, {
-      totalCount: item.comments.length,
+      totalCount: visible.length,
       count: slice.length,
       comments: slice.map((c) => this.renderComment(item, c)),
       ...(more ? { continuationToken: String(start + top) } : {}),
@@ -237,7 +251,7 @@ export class AzureDevOpsStandIn extends CodeHostStandIn {
   }
 
   private renderComment(item: AdoWorkItemState, c: AdoWorkItemState['comments'][number]): Record<string, unknown> {
-    return { workItemId: item.id, id: c.id, version: 1, text: c.text, createdBy: { displayName: 'Pipeline Bot', uniqueName: c.uniqueName } };
+    return { workItemId: item.id, id: c.id, version: 1, text: c.text, isDeleted: c.deleted ?? false, createdBy: { displayName: c.uniqueName.split('@')[0], uniqueName: c.uniqueName } };
   }
 }
 

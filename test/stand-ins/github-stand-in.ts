@@ -21,11 +21,14 @@ import { intParam, json, notFound, pageOf, type RecordedRequest, type StandInRes
 export interface GitHubIssueState {
   number: number;
   title: string;
+  /** Markdown; GitHub answers `body: null` for an issue without a description. */
+  body: string | null;
   state: 'open' | 'closed';
   labels: string[];
   isPullRequest: boolean;
   version: number;
-  comments: { id: number; body: string; login: string }[];
+  /** `createdAt` defaults to the epoch of the stand-in's clock when a test pushes one directly. */
+  comments: { id: number; body: string; login: string; createdAt?: string }[];
 }
 
 export class GitHubStandIn extends CodeHostStandIn {
@@ -54,10 +57,15 @@ export class GitHubStandIn extends CodeHostStandIn {
     return `https://github.com/${this.owner}/${this.repo}`;
   }
 
-  addIssue(number: number, labels: string[] = [], opts: { state?: 'open' | 'closed'; isPullRequest?: boolean; title?: string } = {}): GitHubIssueState {
+  addIssue(
+    number: number,
+    labels: string[] = [],
+    opts: { state?: 'open' | 'closed'; isPullRequest?: boolean; title?: string; body?: string | null } = {},
+  ): GitHubIssueState {
     const issue: GitHubIssueState = {
       number,
       title: opts.title ?? `Issue ${number}`,
+      body: opts.body ?? null,
       state: opts.state ?? 'open',
       labels: [...labels],
       isPullRequest: opts.isPullRequest ?? false,
@@ -66,6 +74,15 @@ export class GitHubStandIn extends CodeHostStandIn {
     };
     this.issues.set(number, issue);
     return issue;
+  }
+
+  /** Someone (by default not the service's account) comments on the issue. */
+  addComment(number: number, body: string, login = 'octo-user'): number {
+    const issue = this.mustGet(number);
+    const id = this.nextCommentId++;
+    issue.comments.push({ id, body, login, createdAt: this.stamp(issue.comments.length) });
+    issue.version++;
+    return id;
   }
 
   get pullRequests(): GitHubPullState[] {
@@ -132,10 +149,11 @@ export class GitHubStandIn extends CodeHostStandIn {
     if (ifMatch !== undefined && ifMatch !== '*' && !sameEntityTag(ifMatch, this.etagOf(issue))) {
       return json(412, { message: 'Precondition Failed', documentation_url: 'https://docs.github.com/rest', status: '412' });
     }
-    const body = (req.body ?? {}) as { labels?: (string | { name: string })[]; state?: 'open' | 'closed'; title?: string };
+    const body = (req.body ?? {}) as { labels?: (string | { name: string })[]; state?: 'open' | 'closed'; title?: string; body?: string | null };
     if (body.labels !== undefined) issue.labels = dedupe(body.labels.map((l) => (typeof l === 'string' ? l : l.name)));
     if (body.state !== undefined) issue.state = body.state;
     if (body.title !== undefined) issue.title = body.title;
+    if (body.body !== undefined) issue.body = body.body || null;
     issue.version++;
     return json(200, this.render(issue), { etag: this.etagOf(issue) });
   }
@@ -162,14 +180,14 @@ export class GitHubStandIn extends CodeHostStandIn {
     if (req.method === 'POST') {
       const body = req.body as { body?: string } | undefined;
       if (typeof body?.body !== 'string') return json(422, { message: 'Invalid request.' });
-      const comment = { id: this.nextCommentId++, body: body.body, login: this.login };
+      const comment = { id: this.nextCommentId++, body: body.body, login: this.login, createdAt: this.stamp(issue.comments.length) };
       issue.comments.push(comment);
       issue.version++;
-      return json(201, { id: comment.id, body: comment.body, user: { login: comment.login } });
+      return json(201, renderComment(comment));
     }
     if (req.method !== 'GET') return notFound();
-    const rendered = issue.comments.map((c) => ({ id: c.id, body: c.body, user: { login: c.login } }));
-    return this.paged(req, rendered);
+    // Ascending by id, the only order the endpoint has.
+    return this.paged(req, issue.comments.map(renderComment));
   }
 
   private list(req: RecordedRequest): StandInResponse {
@@ -216,6 +234,7 @@ export class GitHubStandIn extends CodeHostStandIn {
       html_url: `${this.webUrl}/${issue.isPullRequest ? 'pull' : 'issues'}/${issue.number}`,
       number: issue.number,
       title: issue.title,
+      body: issue.body,
       state: issue.state,
       labels: issue.labels.map(labelObject),
       comments: issue.comments.length,
@@ -224,11 +243,22 @@ export class GitHubStandIn extends CodeHostStandIn {
     };
   }
 
+  /** Comment times in order of arrival, a minute apart. */
+  private stamp(index: number): string {
+    return new Date(Date.UTC(2026, 0, 1) + index * 60_000).toISOString();
+  }
+
   private mustGet(number: number): GitHubIssueState {
     const issue = this.issues.get(number);
     if (!issue) throw new Error(`no issue ${number}`);
     return issue;
   }
+}
+
+const STAMP_ZERO = new Date(Date.UTC(2026, 0, 1)).toISOString();
+
+function renderComment(c: GitHubIssueState['comments'][number]): Record<string, unknown> {
+  return { id: c.id, body: c.body, user: { login: c.login, type: 'User' }, created_at: c.createdAt ?? STAMP_ZERO, updated_at: c.createdAt ?? STAMP_ZERO };
 }
 
 function labelObject(name: string): { name: string } {

@@ -19,6 +19,8 @@ import { intParam, json, notFound, pageOf, type RecordedRequest, type StandInRes
 export interface GitLabIssueState {
   iid: number;
   title: string;
+  /** Markdown; GitLab answers `description: null` (or '') for an issue without one. */
+  description: string | null;
   state: 'opened' | 'closed';
   labels: string[];
   notes: { id: number; body: string; username: string; system: boolean }[];
@@ -48,10 +50,19 @@ export class GitLabStandIn extends CodeHostStandIn {
     return `https://gitlab.example/${this.projectPath}`;
   }
 
-  addIssue(iid: number, labels: string[] = [], state: 'opened' | 'closed' = 'opened', title = `Issue ${iid}`): GitLabIssueState {
-    const issue: GitLabIssueState = { iid, title, state, labels: [...labels], notes: [] };
+  addIssue(iid: number, labels: string[] = [], state: 'opened' | 'closed' = 'opened', title = `Issue ${iid}`, description: string | null = null): GitLabIssueState {
+    const issue: GitLabIssueState = { iid, title, description, state, labels: [...labels], notes: [] };
     this.issues.set(iid, issue);
     return issue;
+  }
+
+  /** A note by someone (by default not the service's account); `system: true` plays GitLab's own activity notes. */
+  addNote(iid: number, body: string, opts: { username?: string; system?: boolean } = {}): number {
+    const issue = this.issues.get(iid);
+    if (!issue) throw new Error(`no issue ${iid}`);
+    const id = this.nextNoteId++;
+    issue.notes.push({ id, body, username: opts.username ?? 'gitlab-user', system: opts.system ?? false });
+    return id;
   }
 
   get pullRequests(): GitLabMergeRequestState[] {
@@ -114,6 +125,7 @@ export class GitLabStandIn extends CodeHostStandIn {
     for (const label of add) if (!issue.labels.some((l) => l.toLowerCase() === label.toLowerCase())) issue.labels.push(label);
     issue.labels = issue.labels.filter((l) => !remove.includes(l.toLowerCase()));
     if (typeof body['title'] === 'string') issue.title = body['title'];
+    if (typeof body['description'] === 'string') issue.description = body['description'];
     if (body['state_event'] === 'close') issue.state = 'closed';
     if (body['state_event'] === 'reopen') issue.state = 'opened';
     const added = issue.labels.filter((l) => !before.includes(l));
@@ -173,6 +185,7 @@ export class GitLabStandIn extends CodeHostStandIn {
       iid: issue.iid,
       project_id: this.projectId,
       title: issue.title,
+      description: issue.description,
       state: issue.state,
       labels: [...issue.labels],
       user_notes_count: issue.notes.filter((n) => !n.system).length,

@@ -20,8 +20,14 @@ import { basicCredentials, json, notFound, StandInServer, type RecordedRequest, 
 export interface JiraIssueState {
   key: string;
   summary: string;
+  /**
+   * What `fields.description` answers: wiki markup text on REST v2 (Cloud and Data Center), or
+   * null when empty. Store an ADF document to play what v3 answers.
+   */
+  description: string | object | null;
   status: string;
   labels: string[];
+  /** Wiki markup text, as REST v2 answers comment bodies. */
   comments: { id: string; body: string; name: string }[];
 }
 
@@ -45,10 +51,19 @@ export class JiraStandIn extends StandInServer {
     return this.url;
   }
 
-  addIssue(key: string, status: string, labels: string[] = [], summary = `Issue ${key}`): JiraIssueState {
-    const issue: JiraIssueState = { key, summary, status, labels: [...labels], comments: [] };
+  addIssue(key: string, status: string, labels: string[] = [], summary = `Issue ${key}`, description: string | object | null = null): JiraIssueState {
+    const issue: JiraIssueState = { key, summary, description, status, labels: [...labels], comments: [] };
     this.issues.set(key, issue);
     return issue;
+  }
+
+  /** A comment by someone (by default not the service's account). */
+  addComment(key: string, body: string, name = 'ana'): string {
+    const issue = this.issues.get(key);
+    if (!issue) throw new Error(`no issue ${key}`);
+    const id = String(this.nextCommentId++);
+    issue.comments.push({ id, body, name });
+    return id;
   }
 
   concurrentEdit(key: string, mutate: (issue: JiraIssueState) => void): void {
@@ -123,7 +138,9 @@ export class JiraStandIn extends StandInServer {
     if (req.method !== 'GET') return notFound();
     const startAt = Math.max(0, Number(req.query.get('startAt') ?? 0) || 0);
     const maxResults = Math.min(100, Number(req.query.get('maxResults')) || 50);
-    const slice = issue.comments.slice(startAt, startAt + maxResults);
+    // `orderBy=created` (or `+created`) is the default order; `-created` reverses it.
+    const ordered = req.query.get('orderBy') === '-created' ? [...issue.comments].reverse() : issue.comments;
+    const slice = ordered.slice(startAt, startAt + maxResults);
     return json(200, { startAt, maxResults, total: issue.comments.length, comments: slice.map(renderComment) });
   }
 
@@ -159,12 +176,12 @@ export class JiraStandIn extends StandInServer {
   }
 
   private render(issue: JiraIssueState, fields: string | null): Record<string, unknown> {
-    const all: Record<string, unknown> = { status: { name: issue.status }, labels: [...issue.labels], summary: issue.summary };
+    const all: Record<string, unknown> = { status: { name: issue.status }, labels: [...issue.labels], summary: issue.summary, description: issue.description };
     const wanted = fields ? fields.split(',') : Object.keys(all);
     return { id: String(10000 + Number(issue.key.split('-')[1])), key: issue.key, fields: Object.fromEntries(wanted.filter((f) => f in all).map((f) => [f, all[f]])) };
   }
 }
 
 function renderComment(c: JiraIssueState['comments'][number]): Record<string, unknown> {
-  return { id: c.id, body: c.body, author: { name: c.name, displayName: 'Pipeline Bot' } };
+  return { id: c.id, body: c.body, author: { name: c.name, displayName: c.name } };
 }

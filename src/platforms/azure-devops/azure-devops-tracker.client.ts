@@ -31,17 +31,36 @@ const API = { 'api-version': '7.1' };
 const COMMENTS_API = { 'api-version': '7.1-preview.4' };
 const JSON_PATCH = 'application/json-patch+json';
 const BATCH_SIZE = 200;
+/** The comments list's largest page (`$top`). */
+const COMMENTS_PAGE = 200;
+/**
+ * What a batch read asks for. The Bug's `Microsoft.VSTS.TCM.ReproSteps` is not among them: a
+ * batch naming a field the collection does not define fails as a whole (TF51535), and a
+ * collection on a process without it exists; a single read gets every field and uses it.
+ */
+const LIST_FIELDS = ['System.State', 'System.Tags', 'System.Title', 'System.Description'];
 
 interface WorkItem {
   id: number;
   rev: number;
-  fields: { 'System.State'?: string; 'System.Tags'?: string; 'System.Title'?: string };
+  /** Absent when empty (a work item without tags has no `System.Tags`). */
+  fields: {
+    'System.State'?: string;
+    'System.Tags'?: string;
+    'System.Title'?: string;
+    /** HTML. */
+    'System.Description'?: string;
+    /** HTML; where a Bug keeps its text in the Agile and CMMI processes (the form shows no Description). */
+    'Microsoft.VSTS.TCM.ReproSteps'?: string;
+  };
   /** Present on a single read with `$expand=links`. */
   _links?: { html?: { href?: string } };
 }
 interface WorkItemComment {
   id: number;
+  /** HTML. */
   text: string;
+  isDeleted?: boolean;
   createdBy?: { uniqueName?: string; displayName?: string };
 }
 interface CommentList {
@@ -75,7 +94,8 @@ export class AzureDevOpsTrackerClient implements TrackerClient {
   }
 
   async readTicket(ticket: string): Promise<TicketSnapshot> {
-    // `$expand=links` brings `_links.html`, the work item's web page as the service spells it.
+    // `$expand=links` brings `_links.html`, the work item's web page as the service spells it;
+    // without `fields` every field comes back, `System.Description` included.
     const res = await this.http.request<WorkItem>({ method: 'GET', path: this.itemPath(ticket), query: { ...API, $expand: 'links' } });
     return this.snapshot(res.body);
   }
@@ -110,9 +130,13 @@ export class AzureDevOpsTrackerClient implements TrackerClient {
       const res = await this.http.request<CommentList>({
         method: 'GET',
         path: this.commentsPath(ticket),
-        query: { ...COMMENTS_API, order: 'asc', continuationToken },
+        query: { ...COMMENTS_API, $top: COMMENTS_PAGE, order: 'asc', continuationToken },
       });
-      for (const c of res.body.comments) out.push({ id: String(c.id), body: c.text, author: c.createdBy?.uniqueName ?? c.createdBy?.displayName ?? null });
+      // Deleted comments are left out by default (`includeDeleted=false`); the filter is a guard.
+      for (const c of res.body.comments) {
+        if (c.isDeleted === true) continue;
+        out.push({ id: String(c.id), body: c.text, author: c.createdBy?.uniqueName ?? c.createdBy?.displayName ?? null });
+      }
       continuationToken = res.body.continuationToken ?? undefined;
     } while (continuationToken);
     return out;
@@ -133,7 +157,7 @@ export class AzureDevOpsTrackerClient implements TrackerClient {
       const res = await this.http.request<{ value: (WorkItem | null)[] }>({
         method: 'GET',
         path: `${this.project}/_apis/wit/workitems`,
-        query: { ...API, ids: ids.slice(i, i + BATCH_SIZE).join(','), fields: 'System.State,System.Tags,System.Title', errorPolicy: 'omit' },
+        query: { ...API, ids: ids.slice(i, i + BATCH_SIZE).join(','), fields: LIST_FIELDS.join(','), errorPolicy: 'omit' },
       });
       out.push(...res.body.value.filter((w): w is WorkItem => w !== null).map((item) => this.snapshot(item)));
     }
@@ -159,6 +183,7 @@ export class AzureDevOpsTrackerClient implements TrackerClient {
       status: item.fields['System.State'] ?? null,
       labels: parseTags(item.fields['System.Tags']),
       title: item.fields['System.Title'] ?? null,
+      description: item.fields['System.Description'] || item.fields['Microsoft.VSTS.TCM.ReproSteps'] || null,
       url: item._links?.html?.href ?? `${this.webBase}${item.id}`,
       concurrencyToken: String(item.rev),
     };

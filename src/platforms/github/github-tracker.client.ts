@@ -37,6 +37,8 @@ interface GitHubLabel {
 interface GitHubIssue {
   number: number;
   title?: string | null;
+  /** Markdown; null (not '') when the issue has no description. Also in list responses. */
+  body?: string | null;
   html_url?: string | null;
   state: string;
   labels: (GitHubLabel | string)[];
@@ -113,6 +115,7 @@ export class GitHubTrackerClient implements TrackerClient {
     return String(res.body.id);
   }
 
+  /** Issue comments come in ascending id order, i.e. oldest first; timeline events are not comments. */
   async listComments(ticket: string): Promise<TicketComment[]> {
     const comments = await this.paginate<GitHubComment>(`${this.issuePath(ticket)}/comments`, {});
     return comments.map((c) => ({ id: String(c.id), body: c.body ?? '', author: c.user?.login ?? null }));
@@ -141,6 +144,7 @@ export class GitHubTrackerClient implements TrackerClient {
       labels,
       status: statusFromLabels(labels, this.statusLabels),
       title: issue.title ?? null,
+      description: issue.body || null,
       url: issue.html_url ?? null,
     };
   }

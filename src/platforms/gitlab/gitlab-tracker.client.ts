@@ -34,6 +34,8 @@ export interface GitLabTrackerOptions {
 interface GitLabIssue {
   iid: number;
   title?: string | null;
+  /** Markdown; null or '' when the issue has none. Also in list responses. */
+  description?: string | null;
   web_url?: string | null;
   state: string;
   labels: string[];
@@ -117,6 +119,7 @@ export class GitLabTrackerClient implements TrackerClient {
       labels: issue.labels,
       status: statusFromLabels(issue.labels, this.statusLabels),
       title: issue.title ?? null,
+      description: issue.description || null,
       url: issue.web_url ?? null,
       concurrencyToken: null,
     };

@@ -1,6 +1,7 @@
 import type { TriggerConfig } from '../../config/service-config.js';
 import { basicAuth, bearerAuth, TrackerHttp, type TrackerHttpOptions } from '../http/tracker-http.js';
 import { Platform } from '../platform.js';
+import { adfToText, isAdfDocument } from './adf-to-text.js';
 import { JIRA_ISSUE_KEY } from './jira-issue-key.js';
 import {
   assertLifecycleLabel,
@@ -36,7 +37,13 @@ export interface JiraTrackerOptions {
 
 interface JiraIssue {
   key: string;
-  fields: { status?: { name: string } | null; labels?: string[]; summary?: string | null };
+  fields: {
+    status?: { name: string } | null;
+    labels?: string[];
+    summary?: string | null;
+    /** v2: wiki markup text; v3: an Atlassian Document Format document. Null when empty. */
+    description?: string | object | null;
+  };
 }
 interface JiraTransition {
   id: string;
@@ -45,7 +52,8 @@ interface JiraTransition {
 }
 interface JiraComment {
   id: string;
-  body: string;
+  /** v2: wiki markup text; v3: an Atlassian Document Format document. */
+  body: string | object;
   author?: { name?: string; accountId?: string; displayName?: string };
 }
 interface JiraCommentPage {
@@ -65,7 +73,8 @@ interface JqlSearchPage {
 }
 
 const PAGE = 100;
-const SEARCH_FIELDS = ['status', 'labels', 'summary'];
+/** What a read and a search ask for (`fields=`): Jira answers only the fields named. */
+const SEARCH_FIELDS = ['status', 'labels', 'summary', 'description'];
 
 export class JiraTrackerClient implements TrackerClient {
   readonly platform = Platform.Jira;
@@ -130,7 +139,7 @@ export class JiraTrackerClient implements TrackerClient {
         query: { startAt, maxResults: PAGE, orderBy: 'created' },
       });
       for (const c of res.body.comments) {
-        out.push({ id: String(c.id), body: c.body, author: c.author?.name ?? c.author?.accountId ?? c.author?.displayName ?? null });
+        out.push({ id: String(c.id), body: richText(c.body) ?? '', author: c.author?.name ?? c.author?.accountId ?? c.author?.displayName ?? null });
       }
       startAt += res.body.comments.length;
       if (res.body.comments.length === 0 || startAt >= res.body.total) return out;
@@ -177,6 +186,7 @@ export class JiraTrackerClient implements TrackerClient {
       status: issue.fields.status?.name ?? null,
       labels: issue.fields.labels ?? [],
       title: issue.fields.summary ?? null,
+      description: richText(issue.fields.description),
       url: `${this.browseBase}${encodeURIComponent(issue.key)}`,
       concurrencyToken: null,
     };
@@ -191,6 +201,16 @@ export class JiraTrackerClient implements TrackerClient {
   }
 }
 
+/**
+ * A rich-text field as text. REST v2 (what this client calls, Cloud and Data Center alike)
+ * answers wiki markup strings, kept as they are; v3 answers ADF documents, and a site or proxy
+ * answering that shape here still gives readable text rather than `[object Object]`.
+ */
+function richText(value: string | object | null | undefined): string | null {
+  if (typeof value === 'string') return value || null;
+  if (isAdfDocument(value)) return adfToText(value) || null;
+  return null;
+}
 
 function jqlString(value: string): string {
   return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
