@@ -29,7 +29,9 @@ export interface CodeHost {
   repoEntry(extra?: Record<string, unknown>): Record<string, unknown>;
   /** `tracker` and the trigger block of a project whose tickets live on this host. */
   trackerConfig(doneStatus: string, defaultPipeline: string): Record<string, unknown>;
-  addTicket(ticket: string, title: string): void;
+  addTicket(ticket: string, title: string, description?: string): void;
+  /** Someone other than the service comments on the ticket. */
+  addComment(ticket: string, body: string): void;
   /** The ticket's web page, as the tracker answers it (the pull request body links it). */
   ticketUrl(ticket: string): string;
   comments(ticket: string): string[];
@@ -87,7 +89,8 @@ function gitHub(standIn: GitHubStandIn, bare: string, token: string, name: strin
     platform: Platform.GitHub, standIn, name, bare, token, gitUser: 'x-access-token',
     repoEntry: (extra = {}) => ({ name, platform: 'platform-a', url: `${standIn.url}/acme/${name}`, api_url: standIn.apiUrl, auth_secret: token, ...extra }),
     trackerConfig: (done, pipeline) => ({ tracker: 'platform-a', platform_a_trigger: { trigger_statuses: ['ready-for-agent'], default_pipeline: pipeline, done_status: done } }),
-    addTicket: (ticket, title) => void standIn.addIssue(Number(ticket), [], { title }),
+    addTicket: (ticket, title, description) => void standIn.addIssue(Number(ticket), [], { title, body: description ?? null }),
+    addComment: (ticket, body) => void standIn.addComment(Number(ticket), body),
     ticketUrl: (ticket) => `${standIn.webUrl}/issues/${ticket}`,
     comments: (ticket) => issue(ticket).comments.map((c) => c.body),
     labels: (ticket) => [...issue(ticket).labels],
@@ -113,7 +116,8 @@ function gitLab(standIn: GitLabStandIn, bare: string, token: string, name: strin
     platform: Platform.GitLab, standIn, name, bare, token, gitUser: 'oauth2',
     repoEntry: (extra = {}) => ({ name, platform: 'platform-b', url: `${standIn.url}/fin/${name}`, api_url: standIn.apiUrl, auth_secret: token, ...extra }),
     trackerConfig: (done, pipeline) => ({ tracker: 'platform-b', platform_b_trigger: { trigger_statuses: ['ready-for-agent'], default_pipeline: pipeline, done_status: done } }),
-    addTicket: (ticket, title) => void standIn.addIssue(Number(ticket), [], 'opened', title),
+    addTicket: (ticket, title, description) => void standIn.addIssue(Number(ticket), [], 'opened', title, description ?? null),
+    addComment: (ticket, body) => void standIn.addNote(Number(ticket), body),
     ticketUrl: (ticket) => `${standIn.webUrl}/-/issues/${ticket}`,
     comments: (ticket) => issue(ticket).notes.filter((n) => !n.system).map((n) => n.body),
     labels: (ticket) => [...issue(ticket).labels],
@@ -147,7 +151,8 @@ function azureDevOps(standIn: AzureDevOpsStandIn, bare: string, token: string, n
         trigger_statuses: ['Ready for Agent'], default_pipeline: pipeline, done_status: doneStatus,
       },
     }),
-    addTicket: (ticket, title) => void standIn.addWorkItem(Number(ticket), 'Active', [], title),
+    addTicket: (ticket, title, description) => void standIn.addWorkItem(Number(ticket), 'Active', [], title, description ?? null),
+    addComment: (ticket, body) => void standIn.addComment(Number(ticket), body),
     ticketUrl: (ticket) => `${standIn.webOrganizationUrl}/Shop/_workitems/edit/${ticket}`,
     comments: (ticket) => item(ticket).comments.map((c) => c.text),
     labels: (ticket) => standIn.tagsOf(Number(ticket)),
