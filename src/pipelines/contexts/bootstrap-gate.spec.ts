@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { contextsFromScan, gateFailure } from './bootstrap-gate.js';
+import { contextsFromScan, contextsGate, gateFailure } from './bootstrap-gate.js';
 import type { ContextScan } from './context-reader.js';
 import { ContextError, parseContextYaml } from './context-yaml.js';
 
@@ -8,7 +8,7 @@ const missing = { state: 'missing' as const };
 
 describe('the bootstrap gate\'s failure', () => {
   it('is one line naming each repository, context and file, and the repair with both commands', () => {
-    const { error, detail } = gateFailure('shop', [
+    const { error, details } = gateFailure('shop', [
       { kind: 'no-context', repo: 'shop-web' },
       { kind: 'missing-file', repo: 'shop-api', context: 'api', file: 'principles.md' },
       { kind: 'missing-file', repo: 'shop-api', context: 'jobs', file: 'context.yaml' },
@@ -20,7 +20,7 @@ describe('the bootstrap gate\'s failure', () => {
       + ' — project initialisation adds the missing files (it never overwrites one): POST /api/projects/shop/init or `pipeline-service init --project shop`',
     );
     expect(error).not.toContain('\n');
-    expect(detail).toEqual([
+    expect(details).toEqual([
       'repository shop-web: no context: .service/contexts/ has no folder with context.yaml and principles.md',
       'repository shop-api: context api: .service/contexts/api/principles.md is missing',
       'repository shop-api: context jobs: .service/contexts/jobs/context.yaml is missing',
@@ -34,6 +34,20 @@ describe('the bootstrap gate\'s failure', () => {
       { kind: 'unusable', repo: 'shop-web', context: 'web', message: '.service/contexts/web/context.yaml key build: must be a list of shell commands, not a string' },
     ]);
     expect(error).toBe('bootstrap gate: repository shop-web: .service/contexts/web/context.yaml key build: must be a list of shell commands, not a string — fix the unusable file(s) in the repository');
+  });
+});
+
+describe('the gate over what was read', () => {
+  it('names <project> in the repair when the caller does not know the project, and an unreadable tree', () => {
+    const result = contextsGate([
+      { ok: true, repo: 'web', scan: { repo: 'web', root: 'absent', folders: [], cut: false } },
+      { ok: false, repo: 'api', error: 'reading the contexts of repository api timed out after 60 s in sandbox api' },
+    ]);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.error).toBe('bootstrap gate: repository web has no context (.service/contexts/<name>/ with context.yaml and principles.md); '
+      + 'repository api: contexts could not be read: reading the contexts of repository api timed out after 60 s in sandbox api'
+      + ' — project initialisation adds the missing files (it never overwrites one): POST /api/projects/<project>/init or `pipeline-service init --project <project>`');
   });
 });
 

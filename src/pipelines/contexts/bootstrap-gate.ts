@@ -28,7 +28,7 @@ export type GateResult =
       /** One line: the run's error and the ticket's failure comment. */
       error: string;
       /** One line per problem and the repair, for the run's events. */
-      detail: string[];
+      details: string[];
       problems: ContextProblem[];
     };
 
@@ -83,31 +83,50 @@ export function contextsFromScan(scan: ContextScan): { contexts: RepositoryConte
   return { contexts, problems, notes };
 }
 
+/** One tree's contexts as read from its sandbox, or why they could not be read. */
+export type RepositoryContextsRead =
+  | { ok: true; repo: string | null; scan: ContextScan }
+  | { ok: false; repo: string | null; error: string };
+
+/** Reads one tree's contexts from its sandbox (one exec); never throws: a failure is part of the answer. */
+export async function readRepositoryContexts(sandbox: Sandbox, repo: string | null): Promise<RepositoryContextsRead> {
+  try {
+    return { ok: true, repo, scan: await scanContexts(sandbox, repo) };
+  } catch (error) {
+    return { ok: false, repo, error: (error as Error).message };
+  }
+}
+
 /**
- * The bootstrap gate (contract "Contexts and the bootstrap gate"): reads every tree's contexts
- * from its sandbox and answers them, or fails naming each repository, context and file, and
- * that project initialisation repairs what is missing.
+ * The bootstrap gate over what was read (contract "Contexts and the bootstrap gate"): every
+ * tree's complete contexts, or the failure naming each repository, context and file and that
+ * project initialisation repairs what is missing. Without `project` the repair names
+ * `<project>` in its commands.
  */
-export async function checkContexts(trees: readonly ContextTree[], options: { project: string }): Promise<GateResult> {
+export function contextsGate(reads: readonly RepositoryContextsRead[], options: { project?: string } = {}): GateResult {
   const contexts: RepositoryContext[] = [];
   const problems: ContextProblem[] = [];
   const notes: string[] = [];
-  for (const { repo, sandbox } of trees) {
-    const name = repo?.name ?? null;
-    let scan: ContextScan;
-    try {
-      scan = await scanContexts(sandbox, name);
-    } catch (error) {
-      problems.push({ kind: 'unreadable', repo: name, message: (error as Error).message });
+  for (const read of reads) {
+    const { repo } = read;
+    if (!read.ok) {
+      problems.push({ kind: 'unreadable', repo, message: read.error });
       continue;
     }
-    const found = contextsFromScan(scan);
+    const found = contextsFromScan(read.scan);
+    const where = (n: string) => (repo === null ? n : `repository ${repo}: ${n}`);
     contexts.push(...found.contexts);
     problems.push(...found.problems);
-    notes.push(...found.notes.map((n) => (name === null ? n : `repository ${name}: ${n}`)), ...found.contexts.flatMap((c) => c.notes.map((n) => (name === null ? n : `repository ${name}: ${n}`))));
+    notes.push(...found.notes.map(where), ...found.contexts.flatMap((c) => c.notes.map(where)));
   }
   if (problems.length === 0) return { ok: true, contexts, notes };
-  return { ok: false, ...gateFailure(options.project, problems), problems };
+  return { ok: false, ...gateFailure(options.project ?? '<project>', problems), problems };
+}
+
+/** Reads every tree (one exec each, in parallel) and applies the gate. */
+export async function checkContexts(trees: readonly ContextTree[], options: { project?: string } = {}): Promise<GateResult> {
+  const reads = await Promise.all(trees.map(({ repo, sandbox }) => readRepositoryContexts(sandbox, repo?.name ?? null)));
+  return contextsGate(reads, options);
 }
 
 /** How project initialisation is started, as the failure tells it. */
@@ -117,9 +136,9 @@ export function initialisationCommands(project: string): string {
 
 /**
  * The gate's failure: one line (`error`) naming each repository and what it lacks, grouped per
- * repository, then the repair; and one line per problem (`detail`) for the run's events.
+ * repository, then the repair; and one line per problem (`details`) for the run's events.
  */
-export function gateFailure(project: string, problems: readonly ContextProblem[]): { error: string; detail: string[] } {
+export function gateFailure(project: string, problems: readonly ContextProblem[]): { error: string; details: string[] } {
   const missing = problems.filter((p) => p.kind === 'no-context' || p.kind === 'missing-file');
   const other = problems.filter((p) => p.kind === 'unusable' || p.kind === 'unreadable');
   const parts: string[] = [];
@@ -141,11 +160,8 @@ export function gateFailure(project: string, problems: readonly ContextProblem[]
   if (missing.length > 0) repairs.push(`project initialisation adds the missing files (it never overwrites one): ${initialisationCommands(project)}`);
   if (other.some((p) => p.kind === 'unusable')) repairs.push('fix the unusable file(s) in the repository');
   const error = `bootstrap gate: ${parts.join('; ')} — ${repairs.join('; ')}`;
-  const detail = [
-    ...problems.map((p) => describeProblem(p)),
-    ...repairs,
-  ];
-  return { error, detail };
+  const details = [...problems.map((p) => describeProblem(p)), ...repairs];
+  return { error, details };
 }
 
 function describeProblem(p: ContextProblem): string {
