@@ -5,6 +5,7 @@ import { CoreModule } from './core.module.js';
 import { DashboardModule } from './dashboard/dashboard.module.js';
 import { HubModule } from './hub/hub.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
+import { ProjectInitModule } from './pipelines/init/project-init.module.js';
 import { RunEngineModule } from './runs/run-engine.module.js';
 import { RunQueueModule } from './runs/run-queue.module.js';
 import { LabelProjectionModule } from './tickets/label-projection/label-projection.module.js';
@@ -19,7 +20,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         CoreModule.register(env), AuthModule, RunQueueModule, RunEngineModule, TicketsModule, LabelProjectionModule, WebhooksModule, HubModule,
-        DashboardModule, MetricsModule,
+        DashboardModule, ProjectInitModule, MetricsModule,
       ],
     };
   }

@@ -2,13 +2,16 @@ import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import { readEnvironment } from '../config/environment.js';
 import { doctor, formatDoctor } from './doctor.command.js';
+import { initProject } from './init.command.js';
 import { migrate } from './migrate.command.js';
 import { runPipeline } from './run.command.js';
 
 const USAGE = `usage:
   pipeline-service doctor [--config FILE] [--json]   print findings and preflight checks; exit 1 when anything blocks
   pipeline-service migrate                           apply database migrations and exit
-  pipeline-service run PIPELINE --project P [--ticket T]   run one pipeline in-process; exit 0 on success, 1 on failure`;
+  pipeline-service run PIPELINE --project P [--ticket T]   run one pipeline in-process; exit 0 on success, 1 on failure
+  pipeline-service init --project P [--config FILE]  add the missing context files of each repository in a pull request (branch service/init);
+                                                     one line per repository; exit 0 when every one is opened, updated or complete`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -33,6 +36,15 @@ async function main(argv: string[]): Promise<number> {
         return 2;
       }
       const ok = await runPipeline(env, { pipeline: positionals[0] as string, project: values.project, ticket: values.ticket ?? null }, (line) => console.log(line));
+      return ok ? 0 : 1;
+    }
+    case 'init': {
+      const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { project: { type: 'string' }, config: { type: 'string' } } });
+      if (positionals.length !== 0 || !values.project) {
+        console.error(USAGE);
+        return 2;
+      }
+      const ok = await initProject({ ...env, configPath: values.config ?? env.configPath }, { project: values.project }, (line) => console.log(line));
       return ok ? 0 : 1;
     }
     case undefined:

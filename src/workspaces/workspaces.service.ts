@@ -6,6 +6,7 @@ import { ConfigService } from '../config/config.service.js';
 import { PublishMode, type RepoConfig } from '../config/service-config.js';
 import type { PipelineWorkspace, RunEventSink } from '../pipelines/pipeline.js';
 import type { Platform } from '../platforms/platform.js';
+import type { PullRequestHost } from '../platforms/pull-request-host.js';
 import { pullRequestHostFor } from '../platforms/pull-request-hosts.js';
 import { ProjectTrackerFactory } from '../tickets/label-projection/project-tracker.factory.js';
 import { collectSecrets } from '../common/secret-scrubber.js';
@@ -68,6 +69,16 @@ export class WorkspacesService implements OnModuleInit {
     if (removed > 0) this.logger.log(`removed ${removed} scratch checkout(s) left by an earlier process`);
   }
 
+  /** The server's git side (mirror cache, scratch repositories): shared with project initialisation. */
+  get repositories(): RepositoryWorkspaces {
+    return this.git;
+  }
+
+  /** The pull-request host of a repository, with the module's HTTP behaviour. */
+  hostFor(repo: RepoConfig): PullRequestHost {
+    return pullRequestHostFor(repo, this.options.http);
+  }
+
   /** The run's workspace, or undefined when its project declares no repositories. */
   forRun(run: WorkspaceRun, events: RunEventSink): PipelineWorkspace | undefined {
     const { config } = this.config;
@@ -76,7 +87,7 @@ export class WorkspacesService implements OnModuleInit {
     return new RunWorkspace(
       {
         git: this.git,
-        hostFor: (repo: RepoConfig) => pullRequestHostFor(repo, this.options.http),
+        hostFor: (repo: RepoConfig) => this.hostFor(repo),
         record: (input) => this.records.record(input),
         openForTicket: (project, ticket) => this.records.openForTicket(project, ticket),
         ticketFacts: () => this.ticketFacts(run),

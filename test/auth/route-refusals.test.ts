@@ -50,6 +50,7 @@ describe('the refusal of every guarded route', () => {
       'get /api/runs/statistics': ['runs.read'], 'get /api/pull-requests': ['runs.read'],
       'post /api/runs/:id/cancel': ['runs.control'], 'post /api/runs/:id/retry': ['runs.control'],
       'delete /api/runs/:id': ['runs.delete'], 'delete /api/runs': ['runs.delete'],
+      'post /api/projects/:name/init': ['projects.init'],
     };
     const declared = Object.fromEntries(guarded.map((r) => [`${r.method} ${r.nestPath}`, [...r.declared.permissions].sort()]));
     expect(declared).toEqual(CONTRACT);

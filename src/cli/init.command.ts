@@ -1,0 +1,51 @@
+import { resolve } from 'node:path';
+import { collectSecrets } from '../common/secret-scrubber.js';
+import type { ServiceEnvironment } from '../config/environment.js';
+import { loadServiceConfig } from '../config/load-service-config.js';
+import { type InitRepositoryResult, InitStatus, ProjectInitializer } from '../pipelines/init/project-initializer.js';
+import { TemplateContextWriter } from '../pipelines/init/template-context.writer.js';
+import { pullRequestHostFor } from '../platforms/pull-request-hosts.js';
+import { createSandboxBackend } from '../sandbox/sandbox-backend.factory.js';
+import { RepositoryWorkspaces } from '../workspaces/git/repository-workspaces.js';
+
+export interface InitCommandOptions {
+  project: string;
+}
+
+/** One line per repository: `shop-web: opened https://… (adds a, b)`. */
+export function formatInitResult(result: InitRepositoryResult): string {
+  const pr = result.pullRequest ? ` ${result.pullRequest.url}` : '';
+  const adds = result.files.length > 0 ? ` (adds ${result.files.join(', ')})` : '';
+  const why = result.error ? `: ${result.error}` : '';
+  return `${result.repo}: ${result.status}${pr}${adds}${why}`;
+}
+
+/**
+ * `pipeline-service init --project P [--config FILE]`: project initialisation in-process, with
+ * the configured sandbox backend and the server's data directory (its mirror cache); no database,
+ * store or queue. Prints one line per repository; resolves true when every repository ended
+ * opened, updated or complete.
+ */
+export async function initProject(env: ServiceEnvironment, options: InitCommandOptions, out: (line: string) => void): Promise<boolean> {
+  const { config } = loadServiceConfig(env);
+  const project = Object.hasOwn(config.projects, options.project) ? config.projects[options.project] : undefined;
+  if (!project) {
+    out(`unknown project ${options.project}; configured: ${Object.keys(config.projects).join(', ') || 'none'}`);
+    return false;
+  }
+  if (project.repos.length === 0) {
+    out(`project ${options.project} declares no repositories: there is nothing to initialise; add repos: to it`);
+    return false;
+  }
+  const initializer = new ProjectInitializer({
+    git: new RepositoryWorkspaces({ dataDir: resolve(env.dataDir) }),
+    backend: createSandboxBackend(config, env.variables.PATH),
+    hostFor: (repo) => pullRequestHostFor(repo),
+    writer: new TemplateContextWriter(),
+    identity: config.git,
+    secrets: collectSecrets(config, env),
+  });
+  const results = await initializer.initialise(project);
+  for (const result of results) out(formatInitResult(result));
+  return results.every((r) => r.status !== InitStatus.Failed);
+}
