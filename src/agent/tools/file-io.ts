@@ -28,7 +28,7 @@ export async function prepareWrite(sandbox: Sandbox, relative: string, options: 
     `mkdir -p -- "$(dirname -- "$t")" || exit 3`,
     `if [ -e "$t" ]; then stat -c %a -- "$t" 2>/dev/null || echo 644; else echo new; fi`,
   ].join('\n');
-  const run = await runInSandbox(sandbox, script, { ...options, keepLines: true });
+  const run = await runInSandbox(sandbox, script, { ...options, keepLines: true, keepChars: 0 });
   if (run.exitCode !== 0) return { ok: false, error: failure(run.lines, run.exitCode) };
   const answer = run.lines.filter((l) => l.stream === 'stdout').at(-1)?.line ?? 'new';
   return { ok: true, value: answer === 'new' ? { exists: false, mode: 0o644 } : { exists: true, mode: Number.parseInt(answer, 8) || 0o644 } };
@@ -55,7 +55,7 @@ export async function readFileBytes(sandbox: Sandbox, relative: string, options:
     `stat -c %a -- "$t" 2>/dev/null || echo 644`,
     `base64 < "$t"`,
   ].join('\n');
-  const run = await runInSandbox(sandbox, script, { ...options, keepLines: true, keepChars: Number.MAX_SAFE_INTEGER });
+  const run = await runInSandbox(sandbox, script, { ...options, keepLines: true, keepChars: 0 });
   if (run.exitCode !== 0) return { ok: false, error: failure(run.lines, run.exitCode) };
   const [mode, ...encoded] = run.lines.filter((l) => l.stream === 'stdout').map((l) => l.line);
   return { ok: true, value: { bytes: Buffer.from(encoded.join(''), 'base64'), mode: Number.parseInt(mode ?? '', 8) || 0o644 } };

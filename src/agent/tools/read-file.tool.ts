@@ -48,6 +48,7 @@ export function readFileTool(): AgentTool {
       const run = await runInSandbox(where.tree.sandbox, script, {
         timeoutMs: commandTimeout(FILE_TOOL_TIMEOUT_MS, context.deadline),
         signal: context.signal,
+        keepChars: 0,
         keepLines: true,
       });
       const stderr = run.lines.filter((l) => l.stream === 'stderr').map((l) => l.line).join(' ');

@@ -15,7 +15,7 @@ export interface CommandRun extends ExecResult {
 export interface RunOptions {
   timeoutMs: number;
   signal: AbortSignal;
-  /** Characters of head and of tail kept while collecting; a command printing gigabytes holds at most twice this. */
+  /** Characters of head and of tail kept while collecting (0: none, the caller reads lines); a command printing gigabytes holds at most twice this. */
   keepChars?: number;
   keepLines?: boolean;
   /** Sees every line as it comes (for callers that keep only some). */
@@ -59,6 +59,7 @@ class Collector {
   constructor(private readonly keep: number) {}
 
   add(line: string): void {
+    if (this.keep === 0) return; // the caller reads the lines itself
     const piece = this.head === '' && !this.headFull ? line : `\n${line}`;
     if (!this.headFull) {
       if (this.head.length + piece.length <= this.keep) {
