@@ -2,7 +2,7 @@ import type { Sandbox } from '../sandbox/sandbox-backend.js';
 
 /**
  * The outward shape of the agent runtime: what a pipeline step hands the loop and what it gets
- * back. The loop (agent-session.ts, createAgentSession) and its tools (tools/) implement it;
+ * back. The loop (agent-loop.ts, createAgentSession) and its tools (tools/) implement it;
  * pipelines only use it.
  */
 

@@ -1,4 +1,4 @@
-import type { AgentConfig } from '../config/service-config.js';
+import type { AgentConfig, ServiceConfig } from '../config/service-config.js';
 import { sleep } from './abort.js';
 
 /**
@@ -17,6 +17,23 @@ export type RequestsPerMinute = number | ((key: string) => number);
 /** The gate key of an agent configuration: the provider and its endpoint (`agent.requests_per_minute` counts per key). */
 export function providerGateKey(agent: Pick<AgentConfig, 'provider' | 'base_url'>): string {
   return `${agent.provider ?? 'none'} ${agent.base_url ?? 'default'}`;
+}
+
+/**
+ * The rate of a gate key from the live configuration: the top-level `agent:` block and every
+ * project's, the lowest `requests_per_minute` among those naming that provider endpoint (the
+ * endpoint's limit is one, whichever project calls it); the top-level figure for a key none names.
+ * Read on every acquire, so a reloaded configuration applies at once.
+ */
+export function requestsPerMinuteFrom(config: () => Pick<ServiceConfig, 'agent' | 'projects'>): (key: string) => number {
+  return (key) => {
+    const current = config();
+    let rate: number | null = null;
+    for (const agent of [current.agent, ...Object.values(current.projects).map((project) => project.agent)]) {
+      if (providerGateKey(agent) === key) rate = Math.min(rate ?? Number.POSITIVE_INFINITY, agent.requests_per_minute);
+    }
+    return rate ?? current.agent.requests_per_minute;
+  };
 }
 
 /** Milliseconds between calls for a rate (at least 1 call a minute). */

@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InMemoryProviderGate, providerGateKey } from '../../src/agent/provider-gate.js';
+import { InMemoryProviderGate, providerGateKey, requestsPerMinuteFrom } from '../../src/agent/provider-gate.js';
+import { DEFAULT_AGENT, type ProjectConfig } from '../../src/config/service-config.js';
 import { RedisProviderGate } from '../../src/agent/redis-provider-gate.js';
 import { createStoreClient } from '../../src/store/store-connection.service.js';
 import { REDIS_URL, deleteKeys, uniqueKeyPrefix } from '../support/test-store.js';
@@ -37,6 +38,18 @@ describe('in-memory provider gate', () => {
     const waiting = gate.acquire('slow', slow.signal);
     setTimeout(() => slow.abort(new Error('cancelled')), 50);
     await expect(waiting).rejects.toThrow('cancelled');
+  });
+
+  it('takes the rate of each key from the configuration: the lowest among the blocks naming that endpoint', () => {
+    const top = { ...DEFAULT_AGENT, provider: 'openai' as const, requests_per_minute: 100 };
+    const project = (agent: Partial<typeof DEFAULT_AGENT>) => ({ agent: { ...top, ...agent } }) as unknown as ProjectConfig;
+    const rate = requestsPerMinuteFrom(() => ({
+      agent: top,
+      projects: { a: project({ requests_per_minute: 40 }), b: project({ provider: 'anthropic', requests_per_minute: 500 }) },
+    }));
+    expect(rate('openai default')).toBe(40);
+    expect(rate('anthropic default')).toBe(500);
+    expect(rate('openai-compatible http://elsewhere')).toBe(100);
   });
 
   it('keys by provider and endpoint', () => {

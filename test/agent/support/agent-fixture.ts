@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { AgentLimits, AgentTree } from '../../../src/agent/agent-types.js';
-import { type AgentSessionOptions, createAgentSession } from '../../../src/agent/agent-session.js';
+import { type AgentSessionOptions, createAgentSession } from '../../../src/agent/agent-loop.js';
 import { UNLIMITED_PROVIDER_GATE } from '../../../src/agent/provider-gate.js';
 import { InProcessBackend } from '../../../src/sandbox/in-process.backend.js';
 import type { Sandbox } from '../../../src/sandbox/sandbox-backend.js';
