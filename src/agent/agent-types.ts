@@ -2,7 +2,8 @@ import type { Sandbox } from '../sandbox/sandbox-backend.js';
 
 /**
  * The outward shape of the agent runtime: what a pipeline step hands the loop and what it gets
- * back. The loop (agent-loop.ts) and its tools (tools/) implement it; pipelines only use it.
+ * back. The loop (agent-loop.ts, createAgentSession) and its tools (tools/) implement it;
+ * pipelines only use it.
  */
 
 /** One working tree the model can reach: `prefix` is the repository name in a multi-repository run, else null. */

@@ -103,3 +103,10 @@ describe('cutLines', () => {
     expect(text.split('\n')).toHaveLength(300 + 1 + 1);
   });
 });
+
+describe('cutOutput with characters the caller already dropped', () => {
+  it('adds them to the note', () => {
+    expect(cutOutput('abcdefghij', 6, 100)).toEqual({ text: 'ab\n… [104 characters cut: showing the first 2 and the last 4] …\nghij', cut: 104 });
+    expect(cutOutput('abcdefghij', 6)).toEqual({ text: 'ab\n… [4 characters cut: showing the first 2 and the last 4] …\nghij', cut: 4 });
+  });
+});

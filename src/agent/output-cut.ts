@@ -14,15 +14,16 @@ export interface CutResult {
  * `text` when it has at most `maxChars` characters, counted in code points (an emoji is one),
  * else its first ⌊maxChars/3⌋ and last remaining characters around a note line. The note is not
  * counted in `maxChars`, so small budgets (even 0) still say what was cut. Never splits a
- * surrogate pair: slices are taken at code point boundaries.
+ * surrogate pair: slices are taken at code point boundaries. `alreadyCut` counts characters the
+ * caller dropped from the middle before (an output too big to keep whole): the note adds them.
  */
-export function cutOutput(text: string, maxChars: number): CutResult {
+export function cutOutput(text: string, maxChars: number, alreadyCut = 0): CutResult {
   const total = codePoints(text);
   const max = budget(maxChars);
-  if (total <= max) return { text, cut: 0 };
-  const head = Math.floor(max / 3);
-  const tail = max - head;
-  const cut = total - head - tail;
+  if (total <= max && alreadyCut === 0) return { text, cut: 0 };
+  const head = Math.min(Math.floor(max / 3), total);
+  const tail = Math.min(max - Math.floor(max / 3), total - head);
+  const cut = total - head - tail + alreadyCut;
   const note = `… [${cut} characters cut: showing the first ${head} and the last ${tail}] …`;
   const parts = [text.slice(0, indexAfter(text, head)), note, text.slice(indexBeforeLast(text, tail))];
   return { text: parts.filter((part) => part !== '').join('\n'), cut };

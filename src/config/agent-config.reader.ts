@@ -2,7 +2,7 @@ import { BuiltInPipeline } from '../common/pipeline-name.js';
 import type { ConfigReader, Location } from './config-reader.js';
 import { type AgentConfig, AgentProvider, type ProjectConfig } from './service-config.js';
 
-const AGENT_KEYS = ['provider', 'model', 'base_url', 'api_key', 'max_steps', 'max_tokens', 'max_cost_usd', 'prices', 'step_timeout_seconds'];
+const AGENT_KEYS = ['provider', 'model', 'base_url', 'api_key', 'max_steps', 'max_tokens', 'max_cost_usd', 'prices', 'step_timeout_seconds', 'requests_per_minute'];
 const PROVIDERS: readonly string[] = Object.values(AgentProvider);
 const AGENT_PIPELINES: readonly string[] = [BuiltInPipeline.Code, BuiltInPipeline.SecurityScan, BuiltInPipeline.PrReview];
 
@@ -27,6 +27,7 @@ export function readAgent(r: ConfigReader, where: Location, raw: unknown, base: 
   agent.max_tokens = r.integer(b.max_tokens, r.at(where, 'max_tokens'), base.max_tokens, 1);
   if (has('max_cost_usd')) agent.max_cost_usd = r.decimal(b.max_cost_usd, r.at(where, 'max_cost_usd'), base.max_cost_usd ?? 0, 0);
   agent.step_timeout_seconds = r.integer(b.step_timeout_seconds, r.at(where, 'step_timeout_seconds'), base.step_timeout_seconds, 1);
+  agent.requests_per_minute = r.integer(b.requests_per_minute, r.at(where, 'requests_per_minute'), base.requests_per_minute, 1);
   if (has('prices')) {
     const at = r.at(where, 'prices');
     const p = r.block(b.prices, at, ['input_per_mtok', 'output_per_mtok']);

@@ -692,18 +692,18 @@ describe('repositories', () => {
 describe('agent', () => {
   it('defaults: no provider, the contract limits', () => {
     expect(build({}).config.agent).toEqual({
-      provider: null, model: null, base_url: null, api_key: null, max_steps: 80, max_tokens: 2_000_000, max_cost_usd: 5, prices: null, step_timeout_seconds: 1800,
+      provider: null, model: null, base_url: null, api_key: null, max_steps: 80, max_tokens: 2_000_000, max_cost_usd: 5, prices: null, step_timeout_seconds: 1800, requests_per_minute: 60,
     });
   });
 
   it('a project overrides the top-level block key by key, secrets through ${NAME}', () => {
     const { config, findings } = build({
-      agent: { ...GOOD_AGENT, api_key: '${OPENAI_KEY}', max_steps: 40 },
+      agent: { ...GOOD_AGENT, api_key: '${OPENAI_KEY}', max_steps: 40, requests_per_minute: 500 },
       projects: { shop: { tracker: 'platform-a', agent: { provider: 'anthropic', model: 'claude-test', api_key: '${ANTHROPIC_KEY}', max_cost_usd: '2.5' } } },
     }, { OPENAI_KEY: 'sk-o', ANTHROPIC_KEY: 'sk-a' });
     expect(findings).toEqual([]);
-    expect(config.agent).toMatchObject({ provider: 'openai', model: 'gpt-test', api_key: 'sk-o', max_steps: 40 });
-    expect(config.projects.shop?.agent).toMatchObject({ provider: 'anthropic', model: 'claude-test', api_key: 'sk-a', max_steps: 40, max_cost_usd: 2.5, prices: GOOD_AGENT.prices });
+    expect(config.agent).toMatchObject({ provider: 'openai', model: 'gpt-test', api_key: 'sk-o', max_steps: 40, requests_per_minute: 500 });
+    expect(config.projects.shop?.agent).toMatchObject({ provider: 'anthropic', model: 'claude-test', api_key: 'sk-a', max_steps: 40, max_cost_usd: 2.5, prices: GOOD_AGENT.prices, requests_per_minute: 500 });
   });
 
   it('a project that can start an agent pipeline without a complete agent gets blocking findings naming project and field', () => {
@@ -724,10 +724,12 @@ describe('agent', () => {
   });
 
   it('an unknown provider and bad numbers are findings, the base value stands', () => {
-    const { config, findings } = build({ agent: { provider: 'gateway', max_cost_usd: 'lots', prices: { input_per_mtok: 1 } } });
+    const { config, findings } = build({ agent: { provider: 'gateway', max_cost_usd: 'lots', prices: { input_per_mtok: 1 }, requests_per_minute: 0 } });
     expect(config.agent.provider).toBeNull();
     expect(config.agent.max_cost_usd).toBe(5);
     expect(config.agent.prices).toBeNull();
+    expect(config.agent.requests_per_minute).toBe(60);
+    expect(only(findings, 'agent.requests_per_minute')).toBeDefined();
     expect(only(findings, 'agent.provider').reason).toContain('openai, anthropic, azure-openai, openai-compatible');
     expect(only(findings, 'agent.max_cost_usd').reason).toContain('number');
     expect(only(findings, 'agent.prices').reason).toContain('needs both');

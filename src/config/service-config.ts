@@ -91,6 +91,11 @@ export interface AgentConfig {
   max_cost_usd: number | null;
   prices: AgentPrices | null;
   step_timeout_seconds: number;
+  /**
+   * Model calls per minute to one provider endpoint (provider + base_url), shared by every run
+   * and every replica of the installation: the agent waits for its turn rather than meeting 429s.
+   */
+  requests_per_minute: number;
 }
 
 /** Who the service's commits are by. */
@@ -223,6 +228,7 @@ export const DEFAULT_AGENT: AgentConfig = {
   max_cost_usd: 5,
   prices: null,
   step_timeout_seconds: 1800,
+  requests_per_minute: 60,
 };
 
 export const DEFAULT_GIT: GitConfig = { author_name: 'pipeline-service', author_email: 'pipeline-service@users.noreply.localhost' };

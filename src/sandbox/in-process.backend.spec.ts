@@ -69,4 +69,15 @@ describe('in-process sandbox backend', () => {
     expect(seen).toHaveLength(2);
     expect(seen[1]! - seen[0]!).toBeGreaterThan(300);
   });
+
+  it('kills a command when its abort signal fires', async () => {
+    const sandbox = await backend.create({ runId: 'run-9', name: 'abort', env: {} });
+    const controller = new AbortController();
+    const started = Date.now();
+    setTimeout(() => controller.abort(), 200);
+    const result = await sandbox.exec('sleep 30', { timeoutMs: 60_000, onLine: () => undefined, signal: controller.signal });
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(result.signal).toBe('SIGKILL');
+    await sandbox.destroy();
+  });
 });

@@ -48,6 +48,9 @@ export class InProcessSandbox implements Sandbox {
       });
       this.running.add(child);
       const deadline = groupDeadline(child, options.timeoutMs);
+      const abort = () => signalGroup(child, 'SIGKILL');
+      options.signal?.addEventListener('abort', abort, { once: true });
+      if (options.signal?.aborted) abort();
       const streams = [
         { stream: OutputStream.Stdout, source: child.stdout },
         { stream: OutputStream.Stderr, source: child.stderr },
@@ -59,11 +62,13 @@ export class InProcessSandbox implements Sandbox {
       }));
       child.once('error', (error) => {
         deadline.clear();
+        options.signal?.removeEventListener('abort', abort);
         this.running.delete(child);
         reject(error);
       });
       child.once('exit', (code, signal) => {
         deadline.clear();
+        options.signal?.removeEventListener('abort', abort);
         this.running.delete(child);
         // Output of a killed group may never close if a grandchild keeps the pipe: bound the wait.
         void Promise.race([Promise.all(drained), new Promise((done) => setTimeout(done, KILL_GRACE_MS))])

@@ -21,6 +21,12 @@ export interface ExecOptions {
   env?: Readonly<Record<string, string>>;
   /** Called for every output line, as it arrives. */
   onLine(stream: OutputStream, line: string): void;
+  /**
+   * Ends the command early (the agent's cancel): its processes are killed as on a timeout and
+   * the result comes back with whatever exit it had. Optional for a backend: a caller that must
+   * return promptly does not wait for the result once it fires.
+   */
+  signal?: AbortSignal;
 }
 
 export interface ExecResult {
