@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { AgentUsage } from '../agent/agent-types.js';
-import { InMemoryProviderGate } from '../agent/provider-gate.js';
+import { InMemoryProviderGate, requestsPerMinuteFrom } from '../agent/provider-gate.js';
 import { BuiltInPipeline } from '../common/pipeline-name.js';
 import { collectSecrets } from '../common/secret-scrubber.js';
 import type { ServiceEnvironment } from '../config/environment.js';
@@ -34,11 +34,12 @@ function trackerOf(project: ProjectConfig) {
 export function cliBuiltInRun(config: ServiceConfig, env: ServiceEnvironment, run: CliRun, out: (line: string) => void): BuiltInRun {
   const client = trackerOf(run.project);
   return {
+    project: run.project.name,
     ticket: run.ticket,
     support: {
       agent: run.project.agent,
       secrets: collectSecrets(config, env),
-      gate: new InMemoryProviderGate(run.project.agent.requests_per_minute),
+      gate: new InMemoryProviderGate(requestsPerMinuteFrom(() => config)),
       noteUsage: async (usage: AgentUsage) => {
         out(`-- usage: ${usage.modelCalls} model calls, ${usage.inputTokens} input + ${usage.outputTokens} output tokens, $${usage.costUsd.toFixed(4)}`);
       },

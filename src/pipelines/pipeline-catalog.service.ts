@@ -38,6 +38,7 @@ export class PipelineCatalogService {
     const { config } = this.config;
     if (!run) return resolvePipeline(config, name);
     return resolvePipeline(config, name, {
+      project: run.project,
       ticket: run.ticket,
       support: {
         agent: config.projects[run.project]?.agent ?? config.agent ?? DEFAULT_AGENT,

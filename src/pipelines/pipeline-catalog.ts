@@ -11,6 +11,7 @@ const UNAVAILABLE_TIMEOUT_MS = 60_000;
 
 /** What a built-in agent pipeline is built for: the run's ticket and the run's agent support. */
 export interface BuiltInRun {
+  project: string;
   ticket: string | null;
   support: AgentRunSupport;
 }
@@ -25,7 +26,7 @@ export function resolvePipeline(config: ServiceConfig, name: string, run?: Built
   if (configured) {
     return { name, steps: configured.commands.map((c) => new CommandStep(c)), timeoutMs: configured.timeout_seconds * 1000 };
   }
-  if (name === BuiltInPipeline.Code && run) return codePipeline(run.support, run.ticket);
+  if (name === BuiltInPipeline.Code && run) return codePipeline(run.support, run.project, run.ticket);
   const reason = BUILT_IN_PIPELINES.includes(name)
     ? `pipeline ${name} is not available in this release`
     : `pipeline ${name} is not configured (no built-in and no entry under pipelines:)`;

@@ -57,7 +57,7 @@ describe('the code pipeline: budgets, cancel, secrets and the bootstrap gate', (
       if (request.text.includes(TITLES.cancel)) return { fault: 'hang' };
       return { text: 'nothing to do' };
     });
-    const agent = { provider: 'openai-compatible', model: 'local-coder', base_url: model.baseUrl, api_key: apiKey, max_steps: 40, step_timeout_seconds: 120 };
+    const agent = { provider: 'openai-compatible', model: 'local-coder', base_url: model.baseUrl, api_key: apiKey, max_steps: 40, step_timeout_seconds: 120, requests_per_minute: 6000 };
     const project = (on: CodeHost, own: Record<string, unknown> = {}) => ({
       ...on.trackerConfig(DONE_STATUS[Platform.GitHub], 'code'), repos: [on.repoEntry()], agent: own,
     });
@@ -87,7 +87,7 @@ describe('the code pipeline: budgets, cancel, secrets and the bootstrap gate', (
 
   it.each([
     ['steps', 'max_steps 3', 3],
-    ['tokens', 'max_tokens 5000', 2],
+    ['tokens', 'max_tokens 5,000', 2],
     ['cost', 'max_cost_usd', 1],
     ['time', 'step_timeout_seconds 2', null],
   ] as const)('the %s budget stops a model that never finishes, with the reason', async (budget, named, calls) => {

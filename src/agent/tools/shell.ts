@@ -1,7 +1,6 @@
-/** `value` as one POSIX shell word: single-quoted, embedded quotes closed, escaped and reopened. */
-export function shellQuote(value: string): string {
-  return `'${value.replace(/'/g, `'\\''`)}'`;
-}
+import { shellQuote } from '../../common/shell-quote.js';
+
+export { shellQuote };
 
 /** Exit code the confinement preamble uses: chosen outside what the tools' own commands return. */
 export const ESCAPE_EXIT = 86;

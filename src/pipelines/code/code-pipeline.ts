@@ -1,8 +1,12 @@
 import { type AgentOutcome, type AgentSession, type AgentTree, AgentToolset } from '../../agent/agent-types.js';
 import { createAgentSession } from '../../agent/agent-loop.js';
+import { providerGateKey } from '../../agent/provider-gate.js';
 import { languageModelFor } from '../../agent/language-model.js';
 import { cutOutput } from '../../agent/output-cut.js';
-import { buildContextsBrief, buildTaskPrompt, buildTicketBrief, systemPromptFor } from '../../agent/prompt/index.js';
+import { buildContextsBrief } from '../../agent/prompt/contexts-brief.js';
+import { systemPromptFor } from '../../agent/prompt/system-prompts.js';
+import { buildTaskPrompt } from '../../agent/prompt/task-prompt.js';
+import { buildTicketBrief } from '../../agent/prompt/ticket-brief.js';
 import { scrubSecrets } from '../../common/secret-scrubber.js';
 import { type RepositoryContext, contextsGate, readRepositoryContexts } from '../contexts/index.js';
 import type { Pipeline, PipelineStep, RunSandbox, StepContext, StepResult } from '../pipeline.js';
@@ -22,7 +26,7 @@ class CodeRun {
   session: AgentSession | null = null;
   summary: string | null = null;
 
-  constructor(readonly support: AgentRunSupport, readonly ticket: string | null) {}
+  constructor(readonly support: AgentRunSupport, readonly project: string, readonly ticket: string | null) {}
 
   sandboxFor(sandboxes: readonly RunSandbox[], repo: string | null): RunSandbox {
     const found = sandboxes.find((s) => (s.repo?.name ?? null) === repo);
@@ -43,7 +47,7 @@ class ContextsGateStep implements PipelineStep {
 
   async run(context: StepContext): Promise<StepResult> {
     const found = await Promise.all(context.sandboxes.map(({ repo, sandbox }) => readRepositoryContexts(sandbox, repo?.name ?? null)));
-    const gate = contextsGate(found);
+    const gate = contextsGate(found, { project: this.state.project });
     if (!gate.ok) {
       for (const line of gate.details) context.events.emit(RunEventKind.Agent, null, line);
       return { ok: false, error: gate.error };
@@ -83,7 +87,7 @@ class AgentStep implements PipelineStep {
     const prompt = buildTaskPrompt({
       pipeline: this.pipeline,
       ticketBrief,
-      contextsBrief: buildContextsBrief(this.state.contexts),
+      contextsBrief: buildContextsBrief(this.state.contexts, { secrets: support.secrets }),
       trees: trees.map((t) => ({ prefix: t.prefix })),
       resumed: false,
     });
@@ -105,6 +109,7 @@ class AgentStep implements PipelineStep {
       signal: context.signal,
       secrets: support.secrets,
       gate: support.gate,
+      gateKey: providerGateKey(agent),
     });
     this.state.session = session;
     return endedAgentStep(this.state, await session.send(scrubSecrets(prompt, support.secrets)), context);
@@ -179,8 +184,8 @@ function oneLine(text: string): string {
  * The built-in `code` pipeline: gate → setup → agent → verify (with one repair round). The
  * workspace prepares the trees before and publishes (or pushes the wip commit) after.
  */
-export function codePipeline(support: AgentRunSupport, ticket: string | null, name = 'code'): Pipeline {
-  const run = new CodeRun(support, ticket);
+export function codePipeline(support: AgentRunSupport, project: string, ticket: string | null, name = 'code'): Pipeline {
+  const run = new CodeRun(support, project, ticket);
   return {
     name,
     steps: [new ContextsGateStep(run), new SetupStep(run), new AgentStep(run, name), new VerifyStep(run)],

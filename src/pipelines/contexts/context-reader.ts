@@ -1,6 +1,7 @@
 import type { Sandbox } from '../../sandbox/sandbox-backend.js';
 import { CONTEXTS_DIR, CONTEXT_FILES, ContextFile } from './context-files.js';
-import { B64_FUNCTION, PROBE_DONE, fromBase64, runProbe, shellQuote } from './sandbox-probe.js';
+import { shellQuote } from '../../common/shell-quote.js';
+import { B64_FUNCTION, PROBE_DONE, fromBase64, runProbe } from './sandbox-probe.js';
 
 /** Most bytes of a context file read (principles are prompt text: a bigger file is cut and noted). */
 export const MAX_CONTEXT_FILE_BYTES = 64 * 1024;

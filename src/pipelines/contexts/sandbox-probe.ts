@@ -46,7 +46,3 @@ export function fromBase64(lines: string | readonly string[]): string {
   return Buffer.from(typeof lines === 'string' ? lines : lines.join(''), 'base64').toString('utf8');
 }
 
-/** `text` as one shell word. */
-export function shellQuote(text: string): string {
-  return `'${text.replace(/'/g, `'\\''`)}'`;
-}

@@ -1,5 +1,6 @@
 import type { Sandbox } from '../../sandbox/sandbox-backend.js';
-import { B64_FUNCTION, PROBE_DONE, fromBase64, runProbe, shellQuote } from './sandbox-probe.js';
+import { shellQuote } from '../../common/shell-quote.js';
+import { B64_FUNCTION, PROBE_DONE, fromBase64, runProbe } from './sandbox-probe.js';
 
 /** Files whose text a template is derived from (the first README found is used). */
 export const READ_FILES = ['package.json', 'README.md', 'README', 'README.markdown', 'README.rst', 'README.txt', 'readme.md', 'Readme.md'] as const;

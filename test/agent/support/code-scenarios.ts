@@ -111,7 +111,7 @@ export function describeCodePipeline(kind: HostKind | typeof Platform.Jira): voi
       const { provider, model: name, base } = PROVIDER_OF[kind];
       server = await PublishServer.boot({
         git: GIT_IDENTITY,
-        agent: { provider, model: name, base_url: base(model), api_key: apiKey, max_steps: 20, step_timeout_seconds: 120 },
+        agent: { provider, model: name, base_url: base(model), api_key: apiKey, max_steps: 20, step_timeout_seconds: 120, requests_per_minute: 6000 },
         projects: { app: { ...tracker.trackerConfig(), repos: [host.repoEntry()] } },
       });
     }, 60_000);
@@ -166,7 +166,7 @@ export function describeCodePipeline(kind: HostKind | typeof Platform.Jira): voi
       // Every model call and tool call is an event; the run's usage is kept.
       const events = await server.events(runId);
       expect(events.filter((e) => e.kind === 'model-call')).toHaveLength(4);
-      expect(events.filter((e) => e.kind === 'tool-call').map((e) => e.text.split(':')[0])).toEqual(['read_file', 'write_file', 'bash', 'finish']);
+      expect(events.filter((e) => e.kind === 'tool-call').map((e) => e.text.split(/[: ]/)[0])).toEqual(['read_file', 'write_file', 'bash', 'finish']);
       expect(events.some((e) => e.kind === 'stdout' && e.text === 'ready')).toBe(false); // setup wrote a file, printed nothing
       const resource = await server.get<{ usage: { modelCalls: number; inputTokens: number; outputTokens: number } }>(`/api/runs/${runId}`);
       expect(resource.body.usage.modelCalls).toBe(4);
