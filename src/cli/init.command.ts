@@ -3,7 +3,8 @@ import { collectSecrets } from '../common/secret-scrubber.js';
 import type { ServiceEnvironment } from '../config/environment.js';
 import { loadServiceConfig } from '../config/load-service-config.js';
 import { type InitRepositoryResult, InitStatus, ProjectInitializer } from '../pipelines/init/project-initializer.js';
-import { TemplateContextWriter } from '../pipelines/init/template-context.writer.js';
+import { InMemoryProviderGate, requestsPerMinuteFrom } from '../agent/provider-gate.js';
+import { AgentContextWriters } from '../pipelines/init/agent-context.writer.js';
 import { pullRequestHostFor } from '../platforms/pull-request-hosts.js';
 import { createSandboxBackend } from '../sandbox/sandbox-backend.factory.js';
 import { RepositoryWorkspaces } from '../workspaces/git/repository-workspaces.js';
@@ -41,7 +42,12 @@ export async function initProject(env: ServiceEnvironment, options: InitCommandO
     git: new RepositoryWorkspaces({ dataDir: resolve(env.dataDir) }),
     backend: createSandboxBackend(config, env.variables.PATH),
     hostFor: (repo) => pullRequestHostFor(repo),
-    writer: new TemplateContextWriter(),
+    // The model writes the files when the project has one; the template otherwise.
+    writer: new AgentContextWriters({
+      gate: new InMemoryProviderGate(requestsPerMinuteFrom(() => config)),
+      secrets: () => collectSecrets(config, env),
+      log: (line) => out(`-- ${line}`),
+    }).forProject(project),
     identity: config.git,
     secrets: collectSecrets(config, env),
   });

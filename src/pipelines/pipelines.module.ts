@@ -27,6 +27,6 @@ function providerGate(config: ConfigService, store: StoreConnectionService): Pro
     ProjectTrackerFactory,
     { provide: PROVIDER_GATE, useFactory: providerGate, inject: [ConfigService, StoreConnectionService] },
   ],
-  exports: [PipelineCatalogService, StepRunner],
+  exports: [PipelineCatalogService, StepRunner, PROVIDER_GATE],
 })
 export class PipelinesModule {}

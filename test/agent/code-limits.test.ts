@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Platform } from '../../src/platforms/platform.js';
-import { branchTip, commitFiles, git, treeOf } from '../stand-ins/git-repositories.js';
+import { branchTip, commitFiles, fileAt, git, treeOf } from '../stand-ins/git-repositories.js';
 import { ModelStandIn, type ScriptedTurn } from '../stand-ins/model-stand-in.js';
 import { eventually } from '../support/eventually.js';
 import { type CodeHost, DONE_STATUS, startCodeHost } from '../workspaces/support/code-hosts.js';
@@ -152,6 +152,16 @@ describe('the code pipeline: budgets, cancel, secrets and the bootstrap gate', (
     expect(error).toContain('pipeline-service init --project bare');
     expect(callsFor(TITLES.gate)).toHaveLength(0);
 
+    // The project has a model: it reads the repository and writes the files.
+    model.script({
+      match: 'lacks these context files',
+      turns: [
+        { toolCalls: [{ name: 'bash', input: { command: 'ls -A' } }] },
+        { toolCalls: [{ name: 'write_file', input: { path: '.service/contexts/default/context.yaml', content: 'name: default\npath: .\ndescription: written by the model\nsetup: []\nbuild: []\ntest:\n  - test -f README.md\n' } }] },
+        { toolCalls: [{ name: 'write_file', input: { path: '.service/contexts/default/principles.md', content: '# Principles\n\nMODEL-PRINCIPLES-5e1\n' } }] },
+        { toolCalls: [{ name: 'finish', input: { summary: 'Wrote the default context.' } }] },
+      ],
+    });
     const res = await server.app.inject({ method: 'POST', url: '/api/projects/bare/init' });
     expect(res.statusCode).toBe(200);
     const [result] = (res.json() as { repositories: { repo: string; status: string; files: string[] }[] }).repositories;
@@ -160,6 +170,8 @@ describe('the code pipeline: budgets, cancel, secrets and the bootstrap gate', (
     expect(pr).toBeDefined();
     const files = [...treeOf(bare.bare, 'service/init').keys()];
     expect(files).toEqual(expect.arrayContaining(['.service/contexts/default/context.yaml', '.service/contexts/default/principles.md']));
+    expect(fileAt(bare.bare, 'service/init', '.service/contexts/default/principles.md')).toContain('MODEL-PRINCIPLES-5e1');
+    expect(fileAt(bare.bare, 'service/init', '.service/contexts/default/context.yaml')).toContain('written by the model');
     expect(branchTip(bare.bare, 'main')).not.toBe(branchTip(bare.bare, 'service/init'));
   });
 });

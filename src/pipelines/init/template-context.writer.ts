@@ -4,7 +4,7 @@ import { parseContextYaml } from '../contexts/context-yaml.js';
 import type { MissingContextFiles } from '../contexts/missing-context-files.js';
 import { type TreeFile, writeSandboxFiles } from '../contexts/sandbox-files.js';
 import { readTreeFacts } from '../contexts/tree-facts.js';
-import type { ContextWriter, ContextWriterTree, ContextWriters, WrittenContextFiles } from './context-writer.js';
+import type { ContextWriter, ContextWriterTree, WrittenContextFiles } from './context-writer.js';
 
 /**
  * Writes the missing files from a template derived from the tree's own files (no model): the
@@ -40,14 +40,5 @@ export class TemplateContextWriter implements ContextWriter {
       files: files.map((f) => f.path),
       how: `The files were ${from}, without a model: check the commands in \`context.yaml\` and write your team's principles into \`principles.md\` before merging.`,
     };
-  }
-}
-
-/** Every project gets the template writer. */
-export class TemplateContextWriters implements ContextWriters {
-  private readonly writer = new TemplateContextWriter();
-
-  forProject(): ContextWriter {
-    return this.writer;
   }
 }
