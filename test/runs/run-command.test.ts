@@ -24,8 +24,8 @@ describe('pipeline-service run', () => {
     const lines: string[] = [];
     expect(await runPipeline(setup.env, { pipeline: 'broken', project: 'solo', ticket: null }, (l) => lines.push(l))).toBe(false);
     expect(lines.at(-1)).toBe('pipeline broken failed: `exit 3` exited with code 3 in sandbox solo-web');
-    expect(await runPipeline(setup.env, { pipeline: 'code', project: 'solo', ticket: null }, (l) => lines.push(l))).toBe(false);
-    expect(lines.at(-1)).toBe('pipeline code failed: pipeline code is not available in this release');
+    expect(await runPipeline(setup.env, { pipeline: 'security-scan', project: 'solo', ticket: null }, (l) => lines.push(l))).toBe(false);
+    expect(lines.at(-1)).toBe('pipeline security-scan failed: pipeline security-scan is not available in this release');
     expect(await runPipeline(setup.env, { pipeline: 'hello', project: 'nowhere', ticket: null }, (l) => lines.push(l))).toBe(false);
   });
 });

@@ -96,10 +96,10 @@ describe('a claimed ticket runs through the consumer', () => {
   });
 
   it('fails a built-in pipeline this release cannot run, never pretending success', async () => {
-    const runId = await claim('4', 'code');
+    const runId = await claim('4', 'security-scan');
     const run = await ended(runId);
     expect(run.state).toBe('failed');
-    expect(run.error).toBe('pipeline code is not available in this release');
+    expect(run.error).toBe('pipeline security-scan is not available in this release');
     expect(await ticketState('4')).toBe('failed');
   });
 
