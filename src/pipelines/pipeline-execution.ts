@@ -46,10 +46,11 @@ export async function executePipeline(input: PipelineExecutionInput): Promise<St
     }
     const { workspace } = input;
     if (workspace) {
-      for (const { repo, sandbox } of sandboxes) {
-        if (!repo) continue;
-        const prepared = await workspace.prepare(repo, sandbox);
+      for (const entry of sandboxes) {
+        if (!entry.repo) continue;
+        const prepared = await workspace.prepare(entry.repo, entry.sandbox);
         if (!prepared.ok) return prepared;
+        entry.resumed = prepared.resumed === true;
       }
     }
     const result = await input.runner.run(input.pipeline, { runId: run.runId, sandboxes, events, signal: input.signal }, input.onStep);

@@ -11,6 +11,8 @@ export interface RunEventSink {
 export interface RunSandbox {
   repo: RepoConfig | null;
   sandbox: Sandbox;
+  /** Its tree came from the work branch, which carries an earlier run's work (set by the workspace). */
+  resumed?: boolean;
 }
 
 /** States of one step of a run (recorded in `run_steps`, shown in the Run's `steps`). */
@@ -57,7 +59,7 @@ export interface Pipeline {
  */
 export interface PipelineWorkspace {
   /** Gives a repository's sandbox its tree; a failure ends the run before any step. */
-  prepare(repo: RepoConfig, sandbox: Sandbox): Promise<StepResult>;
+  prepare(repo: RepoConfig, sandbox: Sandbox): Promise<StepResult & { resumed?: boolean }>;
   /** After the steps, while the sandboxes still exist: may turn a success into a failure (a refused push). */
   finish(result: StepResult, sandboxes: readonly RunSandbox[]): Promise<StepResult>;
   /** Removes the server-side scratch state however the run ended; never throws. */

@@ -72,7 +72,7 @@ export class RunWorkspace implements PipelineWorkspace {
     return this.run.ticket === null ? null : workBranchName(this.run.ticket);
   }
 
-  async prepare(repo: RepoConfig, sandbox: Sandbox): Promise<StepResult> {
+  async prepare(repo: RepoConfig, sandbox: Sandbox): Promise<StepResult & { resumed?: boolean }> {
     const credential = gitCredentialFor(repo);
     if (!credential) {
       return fail(`repository ${repo.name} has no auth_secret: the server cannot fetch its tree; set auth_secret for it in project ${this.run.project}`);
@@ -89,7 +89,7 @@ export class RunWorkspace implements PipelineWorkspace {
       this.trees.set(sandbox, { repo, prepared, baseBranch });
       const from = prepared.resumed ? `work branch ${prepared.startBranch} (resuming the previous run's work)` : `branch ${prepared.startBranch}`;
       this.run.events.emit(RunEventKind.Workspace, sandbox.name, `${repo.name}: tree of ${from} at ${prepared.commit.slice(0, 12)}`);
-      return { ok: true };
+      return { ok: true, resumed: prepared.resumed };
     } catch (error) {
       return fail(describeRepositoryFailure(repo.name, 'fetching the tree', error));
     }

@@ -89,7 +89,7 @@ class AgentStep implements PipelineStep {
       ticketBrief,
       contextsBrief: buildContextsBrief(this.state.contexts, { secrets: support.secrets }),
       trees: trees.map((t) => ({ prefix: t.prefix })),
-      resumed: false,
+      resumed: context.sandboxes.some((s) => s.resumed === true),
     });
     const { agent } = support;
     const session = createAgentSession({
@@ -126,11 +126,11 @@ function endedAgentStep(run: CodeRun, outcome: AgentOutcome, context: StepContex
     case 'asked':
       return { ok: false, error: `the agent handed the ticket back (${outcome.askKind}): ${oneLine(outcome.question)}` };
     case 'budget':
-      return { ok: false, error: `the agent was stopped: ${outcome.reason}` };
+      return { ok: false, error: `the agent was stopped: ${oneLine(outcome.reason)}` };
     case 'cancelled':
-      return { ok: false, error: `the agent was stopped: ${outcome.reason}` };
+      return { ok: false, error: `the agent was stopped: ${oneLine(outcome.reason)}` };
     case 'failed':
-      return { ok: false, error: `the model call failed: ${outcome.error}` };
+      return { ok: false, error: `the model call failed: ${oneLine(outcome.error)}` };
   }
 }
 

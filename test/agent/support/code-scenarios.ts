@@ -160,6 +160,7 @@ export function describeCodePipeline(kind: HostKind | typeof Platform.Jira): voi
       const first = calls[0]!.text;
       expect(first).toMatch(/<untrusted-data[^>]*>[\s\S]*DESCRIPTION-MARKER-1a2[\s\S]*<\/untrusted-data/);
       expect(first).toContain('PRINCIPLE-MARKER-7f3');
+      expect(first).toContain('no earlier work on this ticket exists');
       // The model's own check ran in the sandbox and its output came back to it.
       expect(calls[3]!.text).toContain('TESTS-GREEN');
 
@@ -221,6 +222,7 @@ export function describeCodePipeline(kind: HostKind | typeof Platform.Jira): voi
       const next = await run(ticket);
       expect({ state: next.state, error: next.error }).toEqual({ state: 'succeeded', error: null });
       const resumed = model.modelCalls().filter((r) => r.body.includes(again));
+      expect(resumed[0]!.text).toContain('This ticket was worked on before');
       expect(resumed[1]!.text).toContain('bye bye');
       expect(show(host.bare, branch, '%P')).toBe(wip);
       expect(fileAt(host.bare, branch, 'greeting.txt')).toBe('hello\n');
