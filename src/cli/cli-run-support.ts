@@ -75,6 +75,6 @@ export function cliWorkspace(config: ServiceConfig, env: ServiceEnvironment, run
       identity: config.git,
       secrets: collectSecrets(config, env),
     },
-    { runId: run.runId, project: run.project.name, ticket: run.ticket, pipeline: run.pipeline, publishes, events },
+    { runId: run.runId, project: run.project.name, ticket: run.ticket, pipeline: run.pipeline, publishes, requiresChange: run.pipeline === BuiltInPipeline.Code, events },
   );
 }

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { collectSecrets } from '../common/secret-scrubber.js';
 import type { ServiceEnvironment } from '../config/environment.js';
+import { agentsRefusedBy } from '../config/agent-config.reader.js';
 import { loadServiceConfig } from '../config/load-service-config.js';
 import { type InitRepositoryResult, InitStatus, ProjectInitializer } from '../pipelines/init/project-initializer.js';
 import { InMemoryProviderGate, requestsPerMinuteFrom } from '../agent/provider-gate.js';
@@ -45,6 +46,7 @@ export async function initProject(env: ServiceEnvironment, options: InitCommandO
     // The model writes the files when the project has one; the template otherwise.
     writer: new AgentContextWriters({
       gate: new InMemoryProviderGate(requestsPerMinuteFrom(() => config)),
+      agentsAllowed: () => !agentsRefusedBy(config.sandbox),
       secrets: () => collectSecrets(config, env),
       log: (line) => out(`-- ${line}`),
     }).forProject(project),

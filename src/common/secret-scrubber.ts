@@ -14,7 +14,7 @@ const SECRET_VARIABLE = /SECRET|TOKEN|PASSWORD|PASSWD|CREDENTIAL|API_KEY|PRIVATE
  * Every secret value the service knows: the `secrets:` map, webhook secrets, each repository's
  * `auth_secret`, each trigger's `credentials` and `secret` (with the token half of a Jira
  * `user:token` and the Basic-auth encodings the clients send), store and database passwords,
- * and environment variables named like secrets.
+ * the agents' model `api_key`s, and environment variables named like secrets.
  */
 export function collectSecrets(config: ServiceConfig, env: ServiceEnvironment | null = null): string[] {
   const found = new Set<string>();
@@ -23,7 +23,9 @@ export function collectSecrets(config: ServiceConfig, env: ServiceEnvironment | 
   };
   for (const value of Object.values(config.secrets)) add(value);
   for (const value of Object.values(config.webhooks)) add(value);
+  add(config.agent?.api_key);
   for (const project of Object.values(config.projects)) {
+    add(project.agent?.api_key);
     for (const repo of project.repos) add(repo.auth_secret);
     for (const trigger of Object.values(project.triggers)) {
       add(trigger?.secret);

@@ -1,6 +1,6 @@
 import { BuiltInPipeline } from '../common/pipeline-name.js';
 import type { ConfigReader, Location } from './config-reader.js';
-import { type AgentConfig, AgentProvider, type ProjectConfig } from './service-config.js';
+import { type AgentConfig, AgentProvider, type ProjectConfig, type SandboxConfig, SandboxBackendKind } from './service-config.js';
 
 const AGENT_KEYS = ['provider', 'model', 'base_url', 'api_key', 'max_steps', 'max_tokens', 'max_cost_usd', 'prices', 'step_timeout_seconds', 'requests_per_minute'];
 const PROVIDERS: readonly string[] = Object.values(AgentProvider);
@@ -43,6 +43,11 @@ export function readAgent(r: ConfigReader, where: Location, raw: unknown, base: 
   return agent;
 }
 
+/** Model-driven commands on the server's own host only when the operator said so. */
+export function agentsRefusedBy(sandbox: SandboxConfig): boolean {
+  return sandbox.backend === SandboxBackendKind.InProcess && !sandbox.allow_agents_in_process;
+}
+
 /** A project can start an agent pipeline through a trigger naming one, or through pull-request commands. */
 export function startsAgentPipelines(project: ProjectConfig): boolean {
   if (project.pr_commands.enabled) return true;
@@ -56,9 +61,13 @@ export function startsAgentPipelines(project: ProjectConfig): boolean {
  * blocking finding naming the project and the field (runs of those pipelines would fail); a cost
  * limit without prices is advisory (it cannot be enforced).
  */
-export function checkAgentReadiness(r: ConfigReader, projects: readonly ProjectConfig[]): void {
+export function checkAgentReadiness(r: ConfigReader, projects: readonly ProjectConfig[], sandbox?: SandboxConfig): void {
   for (const project of projects) {
     if (!startsAgentPipelines(project)) continue;
+    if (sandbox && agentsRefusedBy(sandbox)) {
+      r.problem({ project: project.name, path: 'sandbox.backend' },
+        `project ${project.name} can start agent pipelines, which do not run on the in-process backend (no isolation from the server's host): use container-engine or container-orchestrator, or set sandbox.allow_agents_in_process: true for development only`);
+    }
     const { agent } = project;
     const at = (key: string): Location => ({ project: project.name, path: `projects.${project.name}.agent.${key}` });
     const missing = (key: string, why: string) =>

@@ -9,10 +9,14 @@ import { DEFAULT_QUEUE, DEFAULT_SANDBOX, type ServiceConfig, defaultServiceConfi
 
 type Vars = Record<string, string | undefined>;
 
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
 /** Parsed YAML + environment variables → the configuration and its findings. */
 function build(raw: unknown, vars: Vars = {}): { config: ServiceConfig; findings: Finding[] } {
   const findings: Finding[] = [];
-  const config = buildConfig(raw, readEnvironment(vars), findings);
+  // Agent pipelines on the in-process backend are opted in here; the refusal has its own test.
+  const withOptIn = isPlainObject(raw) && raw.sandbox === undefined && raw.projects !== undefined ? { ...raw, sandbox: { allow_agents_in_process: true } } : raw;
+  const config = buildConfig(withOptIn, readEnvironment(vars), findings);
   return { config, findings };
 }
 
@@ -733,5 +737,17 @@ describe('agent', () => {
     expect(only(findings, 'agent.provider').reason).toContain('openai, anthropic, azure-openai, openai-compatible');
     expect(only(findings, 'agent.max_cost_usd').reason).toContain('number');
     expect(only(findings, 'agent.prices').reason).toContain('needs both');
+  });
+});
+
+describe('agent pipelines on the in-process backend', () => {
+  it('are a blocking finding naming the project unless the operator opts in', () => {
+    const raw = { projects: { shop: { tracker: 'platform-a', platform_a_trigger: { trigger_statuses: ['go'], default_pipeline: 'code' } } } };
+    const findings: Finding[] = [];
+    buildConfig({ ...raw, sandbox: { backend: 'in-process' } }, readEnvironment({}), findings);
+    expect(findings.find((f) => f.field === 'sandbox.backend')).toMatchObject({ severity: 'blocking', project: 'shop' });
+    const allowed: Finding[] = [];
+    buildConfig({ ...raw, sandbox: { backend: 'in-process', allow_agents_in_process: true } }, readEnvironment({}), allowed);
+    expect(allowed.find((f) => f.field === 'sandbox.backend')).toBeUndefined();
   });
 });

@@ -81,7 +81,7 @@ export function buildConfig(raw: unknown, env: ServiceEnvironment, findings: Fin
     if (project) config.projects[name] = project;
   }
   checkPipelineReferences(r, config);
-  checkAgentReadiness(r, Object.values(config.projects));
+  checkAgentReadiness(r, Object.values(config.projects), config.sandbox);
   return config;
 }
 
@@ -195,7 +195,7 @@ function readCapacity(r: ConfigReader, raw: unknown): CapacityConfig | null {
 
 function readSandbox(r: ConfigReader, raw: unknown): SandboxConfig {
   const where: Location = { path: 'sandbox' };
-  const b = r.block(raw, where, ['backend', 'image', 'cpu', 'memory', 'agent_version']);
+  const b = r.block(raw, where, ['backend', 'image', 'cpu', 'memory', 'agent_version', 'allow_agents_in_process']);
   const s = { ...DEFAULT_SANDBOX };
   const backend = r.string(b.backend, r.at(where, 'backend'));
   const kinds = Object.values(SandboxBackendKind) as string[];
@@ -215,6 +215,7 @@ function readSandbox(r: ConfigReader, raw: unknown): SandboxConfig {
     else s.memory = memory;
   }
   s.agent_version = r.string(b.agent_version, r.at(where, 'agent_version'));
+  s.allow_agents_in_process = r.boolean(b.allow_agents_in_process, r.at(where, 'allow_agents_in_process'), false);
   return s;
 }
 

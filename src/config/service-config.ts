@@ -119,6 +119,11 @@ export interface SandboxConfig {
   /** Per-sandbox request in bytes. */
   memory: number;
   agent_version: string | null;
+  /**
+   * Lets agent pipelines (model-driven commands) run on the in-process backend, which is no
+   * isolation boundary. Off by default: for development and tests only.
+   */
+  allow_agents_in_process: boolean;
 }
 
 export interface RepoConfig {
@@ -216,6 +221,7 @@ export const DEFAULT_SANDBOX: SandboxConfig = {
   cpu: 1,
   memory: 2 * 1024 ** 3,
   agent_version: null,
+  allow_agents_in_process: false,
 };
 
 export const DEFAULT_AGENT: AgentConfig = {

@@ -1,4 +1,5 @@
 import { BUILT_IN_PIPELINES, BuiltInPipeline } from '../common/pipeline-name.js';
+import { agentsRefusedBy } from '../config/agent-config.reader.js';
 import type { ServiceConfig } from '../config/service-config.js';
 import type { AgentRunSupport } from './code/agent-support.js';
 import { codePipeline } from './code/code-pipeline.js';
@@ -26,9 +27,19 @@ export function resolvePipeline(config: ServiceConfig, name: string, run?: Built
   if (configured) {
     return { name, steps: configured.commands.map((c) => new CommandStep(c)), timeoutMs: configured.timeout_seconds * 1000 };
   }
-  if (name === BuiltInPipeline.Code && run) return codePipeline(run.support, run.project, run.ticket);
+  if (name === BuiltInPipeline.Code && run) {
+    if (agentsRefusedBy(config.sandbox)) return unavailable(name, AGENTS_REFUSED);
+    return codePipeline(run.support, run.project, run.ticket);
+  }
   const reason = BUILT_IN_PIPELINES.includes(name)
     ? `pipeline ${name} is not available in this release`
     : `pipeline ${name} is not configured (no built-in and no entry under pipelines:)`;
+  return unavailable(name, reason);
+}
+
+/** Why an agent pipeline does not start on the in-process backend (one line: it is the run's error and the ticket's comment). */
+export const AGENTS_REFUSED = 'agent pipelines do not run on the in-process sandbox backend, which is no isolation from the server\'s host: configure container-engine or container-orchestrator (or sandbox.allow_agents_in_process: true, for development only)';
+
+function unavailable(name: string, reason: string): Pipeline {
   return { name, steps: [new UnavailableStep(reason)], timeoutMs: UNAVAILABLE_TIMEOUT_MS };
 }

@@ -33,6 +33,8 @@ export interface RunWorkspaceInput {
   pipeline: string;
   /** The pipeline proposes its changes as pull requests (`publish: pull-request`, `code`). */
   publishes: boolean;
+  /** A run that changes nothing (and resumes nothing) has failed its purpose (`code`). */
+  requiresChange?: boolean;
   events: RunEventSink;
 }
 
@@ -172,7 +174,12 @@ export class RunWorkspace implements PipelineWorkspace {
    * linked to every other open pull request of the ticket, this run's and earlier runs'.
    */
   private async publish(changes: readonly Change[], summary: string): Promise<StepResult> {
-    if (changes.length === 0) return { ok: true, summary };
+    // A resumed tree the run left as it was still holds an earlier run's work: it is proposed too.
+    const carried = [...this.trees.values()].filter((tree) => tree.prepared.resumed && !changes.some((c) => c.tree === tree));
+    if (changes.length === 0 && carried.length === 0) {
+      if (this.run.requiresChange) return fail(`the ${this.run.pipeline} run finished without changing any file, so there is nothing to propose`);
+      return { ok: true, summary };
+    }
     const facts = this.facts(await this.deps.ticketFacts().catch(() => ({ title: null, url: null })));
     const problems: string[] = [];
     const pushed: Change[] = [];
@@ -187,23 +194,32 @@ export class RunWorkspace implements PipelineWorkspace {
         problems.push(describeRepositoryFailure(name, `pushing to ${this.workBranch}`, error));
       }
     }
-    const opened: { change: Change; pr: PullRequestRef }[] = [];
+    const opened: { tree: Tree; pr: PullRequestRef }[] = [];
     for (const change of pushed) {
       try {
-        opened.push({ change, pr: await this.openPullRequest(change.tree, facts, summary) });
+        opened.push({ tree: change.tree, pr: await this.openPullRequest(change.tree, facts, summary) });
       } catch (error) {
         problems.push(describeRepositoryFailure(change.tree.repo.name, 'opening the pull request', error));
       }
     }
+    for (const tree of carried) {
+      try {
+        const pr = await this.openPullRequest(tree, facts, summary);
+        this.run.events.emit(RunEventKind.Publish, tree.repo.name, `${tree.repo.name}: no new change; ${this.workBranch} already holds earlier work, proposed as it is`);
+        opened.push({ tree, pr });
+      } catch (error) {
+        problems.push(describeRepositoryFailure(tree.repo.name, 'opening the pull request', error));
+      }
+    }
     await this.link(opened, facts, summary);
     if (problems.length === 0) return { ok: true, summary };
-    const unproposed = pushed.filter((change) => !opened.some((o) => o.change === change)).map((c) => c.tree.repo.name);
+    const unproposed = pushed.filter((change) => !opened.some((o) => o.tree === change.tree)).map((c) => c.tree.repo.name);
     const note = unproposed.length > 0 ? `the change is on branch ${this.workBranch} of ${unproposed.join(', ')} without a pull request; the next run resumes from it` : null;
     return fail(joinErrors(null, [...problems, ...(note ? [note] : [])]));
   }
 
   /** Lists, in each pull request this run opened or updated, the ticket's other open pull requests. */
-  private async link(opened: readonly { change: Change; pr: PullRequestRef }[], facts: RunFacts, summary: string): Promise<void> {
+  private async link(opened: readonly { tree: Tree; pr: PullRequestRef }[], facts: RunFacts, summary: string): Promise<void> {
     if (opened.length === 0 || this.run.ticket === null) return;
     let all: PublishedPullRequest[];
     try {
@@ -212,12 +228,12 @@ export class RunWorkspace implements PipelineWorkspace {
       this.run.events.emit(RunEventKind.Publish, null, `the related pull requests could not be read, so they are not linked: ${(error as Error).message}`);
       return;
     }
-    for (const { change, pr } of opened) {
-      const name = change.tree.repo.name;
+    for (const { tree, pr } of opened) {
+      const name = tree.repo.name;
       const related = all.filter((other) => other.repo !== name);
       if (related.length === 0) continue;
       try {
-        await this.deps.hostFor(change.tree.repo).update(pr.number, { title: titleOf(facts), body: pullRequestBody(facts, summary, related, this.deps.secrets) });
+        await this.deps.hostFor(tree.repo).update(pr.number, { title: titleOf(facts), body: pullRequestBody(facts, summary, related, this.deps.secrets) });
       } catch (error) {
         // The pull requests exist and are recorded: a missing cross-link is reported, not fatal.
         this.run.events.emit(RunEventKind.Publish, name, describeRepositoryFailure(name, 'linking the related pull requests', error));

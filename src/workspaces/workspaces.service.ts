@@ -94,7 +94,7 @@ export class WorkspacesService implements OnModuleInit {
         identity: config.git,
         secrets: collectSecrets(config, this.config.env),
       },
-      { runId: run.runId, project: run.project, ticket: run.ticket, pipeline: run.pipeline, publishes: this.publishes(run.pipeline), events },
+      { runId: run.runId, project: run.project, ticket: run.ticket, pipeline: run.pipeline, publishes: this.publishes(run.pipeline), requiresChange: run.pipeline === BuiltInPipeline.Code, events },
     );
   }
 

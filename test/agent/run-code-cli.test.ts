@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runPipeline } from '../../src/cli/run.command.js';
+import { loadServiceConfig } from '../../src/config/load-service-config.js';
+import { AGENTS_REFUSED } from '../../src/pipelines/pipeline-catalog.js';
 import { Platform } from '../../src/platforms/platform.js';
 import { commitFiles, fileAt } from '../stand-ins/git-repositories.js';
 import { ModelStandIn } from '../stand-ins/model-stand-in.js';
@@ -30,7 +32,7 @@ describe('pipeline-service run code --project P --ticket T', () => {
     model = await ModelStandIn.start({ apiKey });
     config = tempConfig('run-code-cli', {
       git: GIT_IDENTITY,
-      sandbox: { backend: 'in-process', cpu: 1, memory: '1Gi' },
+      sandbox: { backend: 'in-process', cpu: 1, memory: '1Gi', allow_agents_in_process: true },
       agent: { provider: 'anthropic', model: 'claude-sonnet-4-5', base_url: model.baseUrl, api_key: apiKey, requests_per_minute: 6000 },
       projects: { app: { ...host.trackerConfig(DONE_STATUS[Platform.GitHub], 'code'), repos: [host.repoEntry()] } },
     });
@@ -63,5 +65,25 @@ describe('pipeline-service run code --project P --ticket T', () => {
     expect(host.pullRequests().filter((pr) => pr.head === 'service/7')).toHaveLength(1);
     expect(lines.join('\n')).not.toContain(token);
     expect(lines.join('\n')).not.toContain(apiKey);
+  });
+
+  it('refuses to run the model on the in-process backend without the opt-in, and the configuration says so', async () => {
+    const strict = tempConfig('run-code-cli-strict', {
+      sandbox: { backend: 'in-process', cpu: 1, memory: '1Gi' },
+      agent: { provider: 'anthropic', model: 'claude-sonnet-4-5', base_url: model.baseUrl, api_key: apiKey },
+      projects: { app: { ...host.trackerConfig(DONE_STATUS[Platform.GitHub], 'code'), repos: [host.repoEntry()] } },
+    });
+    try {
+      const env = testEnvironment({ SERVICE_CONFIG: strict.path, SERVICE_DATA_DIR: strict.dir, LOG_LEVEL: 'warn' });
+      const { findings } = loadServiceConfig(env);
+      expect(findings.find((f) => f.field === 'sandbox.backend' && f.project === 'app')).toMatchObject({ severity: 'blocking' });
+      const calls = model.modelCalls().length;
+      const lines: string[] = [];
+      expect(await runPipeline(env, { pipeline: 'code', project: 'app', ticket: '7' }, (l) => lines.push(l))).toBe(false);
+      expect(lines.at(-1)).toBe(`pipeline code failed: ${AGENTS_REFUSED}`);
+      expect(model.modelCalls().length).toBe(calls);
+    } finally {
+      strict.remove();
+    }
   });
 });

@@ -85,7 +85,9 @@ describe('config/service.example.yml', () => {
   it('writes each default it states: queue, sandbox, claims and retention are the loader defaults', () => {
     const { config } = load(referencedVariables());
     expect(config.queue).toEqual(DEFAULT_QUEUE);
-    expect(config.sandbox).toEqual(DEFAULT_SANDBOX);
+    // The one key the example sets away from its default, saying why (development on one machine).
+    expect(config.sandbox).toEqual({ ...DEFAULT_SANDBOX, allow_agents_in_process: true });
+    expect(DEFAULT_SANDBOX.allow_agents_in_process).toBe(false);
     expect(config.observation_retention_days).toBe(90);
     expect(config.auth).toMatchObject({ ...DEFAULT_AUTH_CLAIMS, enforce: false });
   });

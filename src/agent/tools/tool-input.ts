@@ -1,6 +1,9 @@
 import type { JSONSchema7 } from 'ai';
 import type { ToolInput, ToolParameters } from './tool-types.js';
 
+/** Line numbers and timeouts never need more. */
+const MAX_INTEGER = 1_000_000_000;
+
 /** The JSON Schema the model is shown for a tool's parameters. */
 export function toJsonSchema(parameters: ToolParameters): JSONSchema7 {
   const properties: Record<string, JSONSchema7> = {};
@@ -38,7 +41,8 @@ export function validateInput(parameters: ToolParameters, raw: unknown): { input
       continue;
     }
     const number = typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
-    if (typeof number !== 'number' || !Number.isInteger(number)) problems.push(`${name} must be an integer`);
+    // Safe and bounded: a huge integer would print as `1e+21`, which a command line must never carry.
+    if (typeof number !== 'number' || !Number.isSafeInteger(number) || Math.abs(number) > MAX_INTEGER) problems.push(`${name} must be an integer of at most ${MAX_INTEGER}`);
     else if (p.minimum !== undefined && number < p.minimum) problems.push(`${name} must be at least ${p.minimum}`);
     else input[name] = number;
   }

@@ -11,9 +11,14 @@ export function formatModelCall(call: ModelCallRecord): string {
   return `${call.model}: ${call.inputTokens} input + ${call.outputTokens} output tokens, $${call.costUsd.toFixed(4)}, ${(call.durationMs / 1000).toFixed(1)} s, ${call.finishReason}${retries}`;
 }
 
+/** Control characters and line breaks in a brief (a path, a pattern the model chose) cannot forge event or log lines. */
+function flat(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ');
+}
+
 export function formatToolCall(call: ToolCallRecord): string {
   const exit = call.exitCode === null ? '' : ` exit ${call.exitCode},`;
-  return `${call.brief} →${exit} ${call.ok ? 'ok' : 'error'} (${(call.durationMs / 1000).toFixed(2)} s)`;
+  return `${flat(call.brief)} →${exit} ${call.ok ? 'ok' : 'error'} (${(call.durationMs / 1000).toFixed(2)} s)`;
 }
 
 /**

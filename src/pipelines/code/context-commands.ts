@@ -47,6 +47,7 @@ export async function runContextCommands(
     context.events.emit(RunEventKind.Agent, sandbox.name, `${where}: $ ${command}`);
     const result = await sandbox.exec(script, {
       timeoutMs,
+      signal: context.signal,
       onLine: (stream, line) => {
         context.events.emit(stream === OutputStream.Stdout ? RunEventKind.Stdout : RunEventKind.Stderr, sandbox.name, line);
         tail.push(line);

@@ -1,7 +1,9 @@
 import { type AgentObserver, AgentToolset } from '../../agent/agent-types.js';
 import { createAgentSession } from '../../agent/agent-loop.js';
 import { languageModelFor } from '../../agent/language-model.js';
+import { oneLine, untrustedSection } from '../../agent/prompt/prompt-text.js';
 import { systemPromptFor } from '../../agent/prompt/system-prompts.js';
+import { UNTRUSTED_DATA_NOTICE } from '../../agent/untrusted-text.js';
 import { type ProviderGate, providerGateKey } from '../../agent/provider-gate.js';
 import type { AgentConfig, ProjectConfig } from '../../config/service-config.js';
 import { shellQuote } from '../../common/shell-quote.js';
@@ -13,6 +15,8 @@ import { TemplateContextWriter } from './template-context.writer.js';
 /** What the agent writer needs besides the project's agent block. */
 export interface AgentWriterSupport {
   gate: ProviderGate;
+  /** False while model-driven commands may not run on the configured backend (in-process without the opt-in). */
+  agentsAllowed: () => boolean;
   secrets: () => readonly string[];
   /** Told of each model and tool call (the server logs them; the CLI prints them). */
   log(line: string): void;
@@ -22,6 +26,8 @@ export interface AgentWriterSupport {
 /** An initialisation is smaller than a ticket: a tighter bound than the agent's own. */
 const INIT_MAX_STEPS = 40;
 const INIT_TIMEOUT_MS = 10 * 60_000;
+/** An existing context file shown to the model is cut beyond this. */
+const EXISTING_FILE_CHARS = 16_000;
 
 /**
  * The model reads the repository and writes the missing context files. Whatever it leaves
@@ -57,7 +63,7 @@ export class AgentContextWriter implements ContextWriter {
       gate: this.support.gate,
       gateKey: providerGateKey(this.agent),
     });
-    const outcome = await session.send(taskOf(tree.repo.name, missing, wanted));
+    const outcome = await session.send(taskOf(tree.repo.name, missing, wanted, secrets));
     const left = await this.unwritten(tree, wanted);
     const remaining: MissingContextFiles = {
       repo: missing.repo,
@@ -98,14 +104,17 @@ export class AgentContextWriter implements ContextWriter {
   }
 }
 
-function taskOf(repo: string, missing: MissingContextFiles, wanted: readonly string[]): string {
+/** The files that exist come from the repository: data for the model, delimited like ticket text. */
+function taskOf(repo: string, missing: MissingContextFiles, wanted: readonly string[], secrets: readonly string[]): string {
   const lines = [
-    `Repository ${repo} lacks these context files: ${wanted.map((w) => `\`${w}\``).join(', ')}.`,
+    `Repository ${oneLine(repo, secrets)} lacks these context files: ${wanted.map((w) => `\`${oneLine(w, secrets, 200)}\``).join(', ')}.`,
     'Explore the repository (its build files, lock files, README, tests), then write exactly these files with write_file and nothing else, and call finish.',
+    UNTRUSTED_DATA_NOTICE,
   ];
   for (const context of missing.contexts) {
     for (const [file, text] of Object.entries(context.existing)) {
-      lines.push('', `Context ${context.name} already has ${file} (keep it as it is; your files must agree with it):`, '```', text ?? '', '```');
+      lines.push('', `Context ${oneLine(context.name, secrets)} already has ${file} (keep it as it is; your files must agree with it):`,
+        untrustedSection('repository-context', text ?? '', secrets, EXISTING_FILE_CHARS).block);
     }
   }
   return lines.join('\n');
@@ -115,13 +124,13 @@ function hasModel(agent: AgentConfig): boolean {
   return agent.provider !== null && agent.model !== null && agent.api_key !== null;
 }
 
-/** A project with a usable agent gets the model's files; any other the template's. */
+/** A project with a usable agent gets the model's files (where agents may run); any other the template's. */
 export class AgentContextWriters implements ContextWriters {
   private readonly template = new TemplateContextWriter();
 
   constructor(private readonly support: AgentWriterSupport) {}
 
   forProject(project: ProjectConfig): ContextWriter {
-    return hasModel(project.agent) ? new AgentContextWriter(project.agent, this.support) : this.template;
+    return hasModel(project.agent) && this.support.agentsAllowed() ? new AgentContextWriter(project.agent, this.support) : this.template;
   }
 }

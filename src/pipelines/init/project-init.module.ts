@@ -1,6 +1,7 @@
 import { Logger, Module } from '@nestjs/common';
 import type { ProviderGate } from '../../agent/provider-gate.js';
 import { collectSecrets } from '../../common/secret-scrubber.js';
+import { agentsRefusedBy } from '../../config/agent-config.reader.js';
 import { ConfigService } from '../../config/config.service.js';
 import { PROVIDER_GATE } from '../pipeline.tokens.js';
 import { PipelinesModule } from '../pipelines.module.js';
@@ -12,7 +13,7 @@ import { ProjectInitService } from './project-init.service.js';
 
 function contextWriters(config: ConfigService, gate: ProviderGate): AgentContextWriters {
   const logger = new Logger('ProjectInit');
-  return new AgentContextWriters({ gate, secrets: () => collectSecrets(config.config, config.env), log: (line) => logger.log(line) });
+  return new AgentContextWriters({ gate, agentsAllowed: () => !agentsRefusedBy(config.config.sandbox), secrets: () => collectSecrets(config.config, config.env), log: (line) => logger.log(line) });
 }
 
 /**

@@ -111,6 +111,8 @@ export function describeCodePipeline(kind: HostKind | typeof Platform.Jira): voi
       const { provider, model: name, base } = PROVIDER_OF[kind];
       server = await PublishServer.boot({
         git: GIT_IDENTITY,
+      // Model-driven commands on this host: the opt-in for development and tests.
+      sandbox: { backend: 'in-process', cpu: 1, memory: '1Gi', allow_agents_in_process: true },
         agent: { provider, model: name, base_url: base(model), api_key: apiKey, max_steps: 20, step_timeout_seconds: 120, requests_per_minute: 6000 },
         projects: { app: { ...tracker.trackerConfig(), repos: [host.repoEntry()] } },
       });
