@@ -39,9 +39,11 @@ export async function runContextCommands(
 ): Promise<CommandsOutcome> {
   const where = `${set.phase} of context ${contextLabel(set)}`;
   for (const command of set.commands) {
+    // A YAML block command spans lines; the run's error (and the ticket's comment) stays on one.
+    const shown = command.replace(/\s+/g, ' ').trim();
     const timeoutMs = context.deadline - Date.now();
-    if (timeoutMs <= 0) return { ok: false, error: `the run's time ran out before ${where}: \`${command}\``, output: '' };
-    if (context.signal.aborted) return { ok: false, error: `stopped before ${where}: \`${command}\``, output: '' };
+    if (timeoutMs <= 0) return { ok: false, error: `the run's time ran out before ${where}: \`${shown}\``, output: '' };
+    if (context.signal.aborted) return { ok: false, error: `stopped before ${where}: \`${shown}\``, output: '' };
     const tail: string[] = [];
     const script = set.path === '.' || set.path === '' ? command : `cd ${shellQuote(set.path)} && ${command}`;
     context.events.emit(RunEventKind.Agent, sandbox.name, `${where}: $ ${command}`);
@@ -54,10 +56,10 @@ export async function runContextCommands(
         if (tail.length > KEPT_OUTPUT_LINES) tail.shift();
       },
     });
-    if (result.timedOut) return { ok: false, error: `${where}: \`${command}\` timed out`, output: tail.join('\n') };
+    if (result.timedOut) return { ok: false, error: `${where}: \`${shown}\` timed out`, output: tail.join('\n') };
     if (result.exitCode !== 0) {
       const how = result.exitCode === null ? `was killed by ${result.signal ?? 'a signal'}` : `exited with code ${result.exitCode}`;
-      return { ok: false, error: `${where}: \`${command}\` ${how}`, output: tail.join('\n') };
+      return { ok: false, error: `${where}: \`${shown}\` ${how}`, output: tail.join('\n') };
     }
   }
   return { ok: true };

@@ -198,6 +198,7 @@ export function describeCodePipeline(kind: HostKind | typeof Platform.Jira): voi
       expect(failed.state).toBe('failed');
       expect(failed.error).toContain('still red after the repair round');
       expect(failed.error).toContain('sh test.sh');
+      expect(failed.error).not.toContain('\n'); // the failure comment says why in one line
       const branch = branchOf(ticket);
       expect(show(host.bare, branch, '%s')).toBe(`[wip] code run ${failed.runId}`);
       expect(fileAt(host.bare, branch, 'greeting.txt')).toBe('bye bye\n');
