@@ -24,6 +24,7 @@ export function collectSecrets(config: ServiceConfig, env: ServiceEnvironment | 
   for (const value of Object.values(config.secrets)) add(value);
   for (const value of Object.values(config.webhooks)) add(value);
   add(config.agent?.api_key);
+  add(config.sandbox?.registry?.password);
   for (const project of Object.values(config.projects)) {
     add(project.agent?.api_key);
     for (const repo of project.repos) add(repo.auth_secret);

@@ -11,7 +11,7 @@ import { parseCpu, parseMemory } from './quantities.js';
 import {
   type AuthConfig, type CapacityConfig, type CommandPipelineConfig, type GitConfig, type ProjectConfig, DEFAULT_AGENT, DEFAULT_AUTH_CLAIMS, DEFAULT_GIT, DEFAULT_QUEUE, DEFAULT_SANDBOX,
   PublishMode,
-  type QueueConfig, SandboxBackendKind, type SandboxConfig, type ServiceConfig, defaultServiceConfig,
+  type QueueConfig, SandboxBackendKind, type SandboxConfig, SandboxNetwork, type ServiceConfig, defaultServiceConfig,
 } from './service-config.js';
 
 export interface LoadedConfig {
@@ -195,7 +195,7 @@ function readCapacity(r: ConfigReader, raw: unknown): CapacityConfig | null {
 
 function readSandbox(r: ConfigReader, raw: unknown): SandboxConfig {
   const where: Location = { path: 'sandbox' };
-  const b = r.block(raw, where, ['backend', 'image', 'cpu', 'memory', 'agent_version', 'allow_agents_in_process']);
+  const b = r.block(raw, where, ['backend', 'image', 'cpu', 'memory', 'agent_version', 'allow_agents_in_process', 'network', 'pids_limit', 'user', 'engine', 'orchestrator', 'registry']);
   const s = { ...DEFAULT_SANDBOX };
   const backend = r.string(b.backend, r.at(where, 'backend'));
   const kinds = Object.values(SandboxBackendKind) as string[];
@@ -216,7 +216,45 @@ function readSandbox(r: ConfigReader, raw: unknown): SandboxConfig {
   }
   s.agent_version = r.string(b.agent_version, r.at(where, 'agent_version'));
   s.allow_agents_in_process = r.boolean(b.allow_agents_in_process, r.at(where, 'allow_agents_in_process'), false);
+  readContainerSettings(r, where, b, s);
   return s;
+}
+
+/** The container backends' keys: network, limits, user, engine, orchestrator and registry. */
+function readContainerSettings(r: ConfigReader, where: Location, b: Record<string, unknown>, s: SandboxConfig): void {
+  const network = r.string(b.network, r.at(where, 'network'));
+  const networks = Object.values(SandboxNetwork) as string[];
+  if (network !== null) {
+    if (networks.includes(network)) s.network = network as SandboxNetwork;
+    else r.problem(r.at(where, 'network'), `sandbox.network must be one of ${networks.join(', ')}; using none`);
+  }
+  s.pids_limit = r.integer(b.pids_limit, r.at(where, 'pids_limit'), s.pids_limit, 16);
+  const user = r.string(b.user, r.at(where, 'user'));
+  if (user !== null) {
+    if (/^\d+(:\d+)?$/.test(user) && !/^0(:|$)/.test(user)) s.user = user;
+    else r.problem(r.at(where, 'user'), `sandbox.user must be a numeric uid or uid:gid other than root (0); using ${s.user}`);
+  }
+  if (b.engine !== undefined) {
+    const at = r.at(where, 'engine');
+    const e = r.block(b.engine, at, ['host']);
+    s.engine = { host: r.string(e.host, r.at(at, 'host')) };
+  }
+  if (b.orchestrator !== undefined) {
+    const at = r.at(where, 'orchestrator');
+    const o = r.block(b.orchestrator, at, ['namespace', 'kubeconfig']);
+    s.orchestrator = {
+      namespace: r.string(o.namespace, r.at(at, 'namespace')) ?? s.orchestrator.namespace,
+      kubeconfig: r.string(o.kubeconfig, r.at(at, 'kubeconfig')),
+    };
+  }
+  if (b.registry !== undefined && b.registry !== null) {
+    const at = r.at(where, 'registry');
+    const g = r.block(b.registry, at, ['server', 'username', 'password']);
+    const server = r.string(g.server, r.at(at, 'server'));
+    const username = r.string(g.username, r.at(at, 'username'));
+    if (server === null || username === null) r.problem(at, 'sandbox.registry needs server and username (and password through ${NAME}); images are pulled anonymously');
+    else s.registry = { server, username, password: r.string(g.password, r.at(at, 'password'), { secret: true }) };
+  }
 }
 
 /** A trigger naming a pipeline that does not exist would reject every delivery: say so up front. */

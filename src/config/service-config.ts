@@ -111,6 +111,17 @@ export interface CapacityConfig {
   memory: number;
 }
 
+/** Where sandbox containers may connect: nowhere (`none`), or the engine's bridge / the cluster's pod network. */
+export const SandboxNetwork = { None: 'none', Bridge: 'bridge', Default: 'default' } as const;
+export type SandboxNetwork = (typeof SandboxNetwork)[keyof typeof SandboxNetwork];
+
+/** Credentials for pulling sandbox images from a private registry (the password through `${NAME}`). */
+export interface RegistryAuth {
+  server: string;
+  username: string;
+  password: string | null;
+}
+
 export interface SandboxConfig {
   backend: SandboxBackendKind;
   image: string;
@@ -124,6 +135,18 @@ export interface SandboxConfig {
    * isolation boundary. Off by default: for development and tests only.
    */
   allow_agents_in_process: boolean;
+  /** Container backends: `none` (default) or `bridge` (engine) / `default` (orchestrator). */
+  network: SandboxNetwork;
+  /** Most processes one sandbox may run (container backends). */
+  pids_limit: number;
+  /** The user commands run as in containers (`uid:gid`, never root). */
+  user: string;
+  /** The Docker Engine API: `unix:///var/run/docker.sock`, `tcp://host:2375`; DOCKER_HOST wins. null → the default socket. */
+  engine: { host: string | null };
+  /** Kubernetes: the namespace pods go to, and a kubeconfig path (null → in-cluster, else ~/.kube/config). */
+  orchestrator: { namespace: string; kubeconfig: string | null };
+  /** Pull credentials for sandbox images; null → anonymous pulls. */
+  registry: RegistryAuth | null;
 }
 
 export interface RepoConfig {
@@ -222,6 +245,12 @@ export const DEFAULT_SANDBOX: SandboxConfig = {
   memory: 2 * 1024 ** 3,
   agent_version: null,
   allow_agents_in_process: false,
+  network: SandboxNetwork.None,
+  pids_limit: 512,
+  user: '1000:1000',
+  engine: { host: null },
+  orchestrator: { namespace: 'pipeline-service', kubeconfig: null },
+  registry: null,
 };
 
 export const DEFAULT_AGENT: AgentConfig = {

@@ -13,7 +13,16 @@ export interface SandboxSpec {
   name: string;
   /** The run's environment: the only variables its commands see (besides PATH, HOME, LANG). */
   env: Readonly<Record<string, string>>;
+  /** The toolchain image (container backends): a context's `image`, else `sandbox.image`. */
+  image?: string;
 }
+
+/** Labels every container or pod of a sandbox carries (contract: "Container sandboxes"). */
+export const SandboxLabel = {
+  RunId: 'pipeline-service/run-id',
+  Sandbox: 'pipeline-service/sandbox',
+  Instance: 'pipeline-service/instance',
+} as const;
 
 export interface ExecOptions {
   timeoutMs: number;
@@ -61,4 +70,10 @@ export interface SandboxBackend {
   readonly kind: SandboxBackendKind;
   probe(): Promise<ProbeResult>;
   create(spec: SandboxSpec): Promise<Sandbox>;
+  /**
+   * Removes the sandboxes (containers, pods) of runs that are no longer live, whichever process
+   * created them (one killed mid-run): the housekeeping leader calls it. Answers how many went.
+   * Backends whose sandboxes cannot outlive their process (in-process) leave it out.
+   */
+  sweep?(isLive: (runId: string) => Promise<boolean>): Promise<number>;
 }
