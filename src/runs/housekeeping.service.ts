@@ -1,4 +1,4 @@
-import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '../config/config.service.js';
 import { DatabaseService } from '../database/database.service.js';
 import { LeaderElectionService } from '../leader/leader-election.service.js';
@@ -6,7 +6,10 @@ import { LeaseName } from '../leader/lease-name.js';
 import { InstanceIdentity } from '../store/instance-identity.service.js';
 import { SubsystemsService } from '../store/subsystems.service.js';
 import { BackgroundSubsystem } from '../store/subsystem.js';
+import type { SandboxBackend } from '../sandbox/sandbox-backend.js';
+import { SANDBOX_BACKEND } from '../sandbox/sandbox.tokens.js';
 import { ReconcilerService } from './reconciler.service.js';
+import { RunRecordsService } from './run-records.service.js';
 import { RunRetentionService } from './run-retention.service.js';
 import { StaleJobDetectorService } from './stale-job-detector.service.js';
 
@@ -16,7 +19,7 @@ const RETENTION_EVERY_MS = 60 * 60 * 1000;
 /**
  * Housekeeping: while this replica holds the `housekeeping` lease, the stale-job detector runs
  * every `queue.stale_scan_interval_seconds`, the reconciler every
- * `queue.reconcile_interval_seconds` and run retention hourly (each once at once on taking the
+ * `queue.reconcile_interval_seconds` (with the sweep of sandboxes whose runs are no longer live) and run retention hourly (each once at once on taking the
  * lease). A pass that throws leaves the subsystem `degraded` (retrying) until a pass succeeds.
  */
 @Injectable()
@@ -35,6 +38,8 @@ export class HousekeepingService implements OnApplicationBootstrap, OnApplicatio
     private readonly config: ConfigService,
     private readonly subsystems: SubsystemsService,
     private readonly instance: InstanceIdentity,
+    private readonly records: RunRecordsService,
+    @Inject(SANDBOX_BACKEND) private readonly backend: SandboxBackend,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -45,7 +50,10 @@ export class HousekeepingService implements OnApplicationBootstrap, OnApplicatio
     this.stop();
     const q = this.config.config.queue;
     const scan = () => void this.guarded('stale-job detection', () => this.detector.scan());
-    const reconcile = () => void this.guarded('reconciliation', () => this.reconciler.reconcile());
+    const reconcile = () => {
+      void this.guarded('reconciliation', () => this.reconciler.reconcile());
+      void this.guarded('sandbox sweep', () => this.sweepSandboxes());
+    };
     // Looked at on the scan's tick, so a pass skipped (database not ready) or failed is retried soon.
     this.retentionDueAt = 0;
     const retain = () => void this.retainIfDue();
@@ -71,6 +79,16 @@ export class HousekeepingService implements OnApplicationBootstrap, OnApplicatio
     } finally {
       this.retaining = false;
     }
+  }
+
+  /**
+   * Containers and pods of runs that are no longer live (their process was killed, or crashed
+   * before it could destroy them) are removed; the in-process backend has none to sweep.
+   */
+  private async sweepSandboxes(): Promise<void> {
+    if (!this.backend.sweep) return;
+    const removed = await this.backend.sweep((runId) => this.records.isLive(runId));
+    if (removed > 0) this.logger.log(`removed ${removed} sandbox(es) of runs that are no longer live`);
   }
 
   private stop(): void {

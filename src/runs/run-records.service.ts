@@ -29,6 +29,8 @@ export interface RunRow {
  * the state of ticket-less runs (which have no ticket row to transition), and sandboxes. Writes
  * that change what the Run resource shows tell the hub (`run.changed`); owners and heartbeats do not.
  */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 @Injectable()
 export class RunRecordsService {
   constructor(
@@ -108,6 +110,18 @@ export class RunRecordsService {
        WHERE id = $1 AND model_calls <= $2`,
       [runId, usage.modelCalls, usage.inputTokens, usage.outputTokens, usage.costUsd.toFixed(6)]);
     this.changes.changed(runId);
+  }
+
+  /**
+   * For the sandbox sweep: false only for a run this installation recorded and that has ended. A
+   * run it does not know (a `pipeline-service run` from the command line, another installation
+   * sharing the engine) is not its to remove.
+   */
+  async isLive(runId: string): Promise<boolean> {
+    if (!UUID.test(runId)) return true;
+    const rows: unknown = await this.db.dataSource.query('SELECT state FROM runs WHERE id = $1', [runId]);
+    const row = Array.isArray(rows) ? (rows[0] as { state: RunState } | undefined) : undefined;
+    return row === undefined || LIVE_RUN_STATES.includes(row.state);
   }
 
   /** Tells the hub when `changed`; passes it on. */
