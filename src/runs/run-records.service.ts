@@ -24,13 +24,13 @@ export interface RunRow {
   error: string | null;
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /**
  * Run records in the database beyond what the ticket lifecycle writes: owners and heartbeats,
  * the state of ticket-less runs (which have no ticket row to transition), and sandboxes. Writes
  * that change what the Run resource shows tell the hub (`run.changed`); owners and heartbeats do not.
  */
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 @Injectable()
 export class RunRecordsService {
   constructor(
