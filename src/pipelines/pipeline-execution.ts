@@ -36,7 +36,9 @@ export async function executePipeline(input: PipelineExecutionInput): Promise<St
       const name = sandboxName(repo);
       await note(repo, SandboxState.Creating);
       try {
-        sandboxes.push({ repo, sandbox: await input.backend.create({ runId: run.runId, name, env: runEnvironment(run, repo) }) });
+        // A context's image wins over sandbox.image (container backends; the in-process one ignores it).
+        const image = repo && input.workspace?.imageFor ? await input.workspace.imageFor(repo) : null;
+        sandboxes.push({ repo, sandbox: await input.backend.create({ runId: run.runId, name, env: runEnvironment(run, repo), ...(image ? { image } : {}) }) });
       } catch (error) {
         await note(repo, SandboxState.Failed);
         return { ok: false, error: `sandbox ${name} could not be created: ${(error as Error).message}` };

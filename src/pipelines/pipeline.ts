@@ -58,6 +58,8 @@ export interface Pipeline {
  * failed run, pushed as work in progress). Optional: `pipeline-service run` has none.
  */
 export interface PipelineWorkspace {
+  /** The toolchain image the repository's contexts name, asked before its sandbox is created (null: the default). */
+  imageFor?(repo: RepoConfig): Promise<string | null>;
   /** Gives a repository's sandbox its tree; a failure ends the run before any step. */
   prepare(repo: RepoConfig, sandbox: Sandbox): Promise<StepResult & { resumed?: boolean }>;
   /** After the steps, while the sandboxes still exist: may turn a success into a failure (a refused push). */

@@ -64,6 +64,7 @@ const fail = (error: string): StepResult => ({ ok: false, error });
 export class RunWorkspace implements PipelineWorkspace {
   private readonly trees = new Map<Sandbox, Tree>();
   private readonly scratch: (PreparedTree | StagedChange)[] = [];
+  private readonly baseBranches = new Map<string, Promise<string>>();
 
   constructor(
     private readonly deps: RunWorkspaceDeps,
@@ -74,6 +75,32 @@ export class RunWorkspace implements PipelineWorkspace {
     return this.run.ticket === null ? null : workBranchName(this.run.ticket);
   }
 
+  /** The base branch: the repository's `branch:`, else the host's default (asked once per run). */
+  private baseBranchOf(repo: RepoConfig): Promise<string> {
+    let known = this.baseBranches.get(repo.name);
+    if (!known) {
+      known = repo.branch ? Promise.resolve(repo.branch) : this.deps.hostFor(repo).defaultBranch();
+      this.baseBranches.set(repo.name, known);
+    }
+    return known;
+  }
+
+  /**
+   * The toolchain image the tree's contexts name (before its sandbox exists, so a container
+   * backend can start from it), or null: none names one, or the tree cannot be read yet (prepare
+   * then reports why).
+   */
+  async imageFor(repo: RepoConfig): Promise<string | null> {
+    const credential = gitCredentialFor(repo);
+    if (!credential) return null;
+    try {
+      const baseBranch = await this.baseBranchOf(repo);
+      return await this.deps.git.contextImage({ repo, credential, workBranch: this.workBranch ?? baseBranch, baseBranch });
+    } catch {
+      return null;
+    }
+  }
+
   async prepare(repo: RepoConfig, sandbox: Sandbox): Promise<StepResult & { resumed?: boolean }> {
     const credential = gitCredentialFor(repo);
     if (!credential) {
@@ -81,7 +108,7 @@ export class RunWorkspace implements PipelineWorkspace {
     }
     let baseBranch: string;
     try {
-      baseBranch = repo.branch ?? await this.deps.hostFor(repo).defaultBranch();
+      baseBranch = await this.baseBranchOf(repo);
     } catch (error) {
       return fail(describeRepositoryFailure(repo.name, 'reading the default branch', error));
     }

@@ -41,6 +41,18 @@ describe('RepositoryWorkspaces.prepare against git http-backend', () => {
     expect(readFileSync(join(sandbox.dir, 'README.md'), 'utf8')).toBe('# shop, in progress\n');
   });
 
+  it('reads the image the contexts name from the mirror, the work branch first, before any sandbox exists', async () => {
+    expect(await fx.workspaces.contextImage(fx.source())).toBeNull();
+    commitFiles(fx.bare, 'main', {
+      '.service/contexts/web/context.yaml': 'name: web\nimage: node:24-bookworm\n',
+      '.service/contexts/api/context.yaml': 'name: api\npath: api\n',
+      '.service/contexts/broken/context.yaml': 'image: [unclosed\n',
+    }, 'Contexts');
+    expect(await fx.workspaces.contextImage(fx.source())).toBe('node:24-bookworm');
+    commitFiles(fx.bare, 'service/7', { '.service/contexts/api/context.yaml': 'name: api\nimage: python:3.13-slim\n' }, 'On the branch', 'main');
+    expect(await fx.workspaces.contextImage(fx.source('7'))).toBe('python:3.13-slim');
+  });
+
   it('answers not-found naming the branch and the repository when the base branch is missing', async () => {
     const error = await fx.workspaces.prepare(fx.source('42', { baseBranch: 'develop' }), await fx.sandbox()).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(WorkspaceError);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
 import type { Sandbox } from '../../sandbox/sandbox-backend.js';
 import type { FileAdditions } from './added-lines.js';
 import { GitCli, GitCommandFailure } from './git-command.js';
@@ -11,6 +12,17 @@ import { cloneUrlOf } from './repository-url.js';
 import { ScratchRepository } from './scratch-repository.js';
 import { WorkspaceError, WorkspaceErrorKind } from './workspace-error.js';
 import type { ChangedFile, CommitDetails, PreparedTree, StagedChange, WorkspaceSource } from './workspace-types.js';
+
+/** `image:` of a context.yaml, when it is a non-empty string (a file that does not parse names none: the gate reports it). */
+function imageNamedBy(text: string): string | null {
+  try {
+    const parsed: unknown = parseYaml(text);
+    const image = parsed && typeof parsed === 'object' ? (parsed as Record<string, unknown>).image : undefined;
+    return typeof image === 'string' && image.trim() !== '' ? image.trim() : null;
+  } catch {
+    return null;
+  }
+}
 
 export interface RepositoryWorkspacesOptions {
   /** SERVICE_DATA_DIR: mirrors go to `git-mirrors/`, scratch repositories to `workspaces/`. */
@@ -87,6 +99,26 @@ export class RepositoryWorkspaces {
       throw error;
     }
     return { source, startBranch, resumed, commit };
+  }
+
+  /**
+   * The `image` the tree's contexts name (each `.service/contexts/<name>/context.yaml`, the first by name
+   * that has one), read from the mirror without a checkout; null when none does. The tree is the
+   * work branch when the remote has it, else the base branch, as `prepare` takes it.
+   */
+  async contextImage(source: WorkspaceSource): Promise<string | null> {
+    await this.ready();
+    const heads = await this.mirrors.sync(source.repo, source.credential);
+    const commit = heads.get(source.workBranch) ?? heads.get(source.baseBranch);
+    if (!commit) return null;
+    const options = { variables: { GIT_DIR: this.mirrors.pathFor(source.repo) }, config: MIRROR_CONFIG, timeoutMs: this.localTimeoutMs };
+    const listing = await this.git.run(['ls-tree', '-r', '--name-only', commit, '--', '.service/contexts'], options);
+    const files = listing.split('\n').filter((path) => /^\.service\/contexts\/[^/]+\/context\.yaml$/.test(path)).sort();
+    for (const path of files) {
+      const image = imageNamedBy(await this.git.run(['show', `${commit}:${path}`], options));
+      if (image) return image;
+    }
+    return null;
   }
 
   /**
