@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { withTimeout } from '../common/with-timeout.js';
 import { ConfigService } from '../config/config.service.js';
 import { DatabaseService } from '../database/database.service.js';
@@ -14,6 +14,8 @@ import { FindingsService } from './findings.service.js';
 import type { ProbeOutcome, StartupProbe } from './startup-probe.js';
 
 export const PROBE_TIMEOUT_MS = 10_000;
+/** How often a failing sandbox backend is probed again. */
+export const BACKEND_RETRY_MS = 30_000;
 
 /**
  * Runs every startup probe once, each bounded by 10 s, without holding up the listener:
@@ -21,10 +23,12 @@ export const PROBE_TIMEOUT_MS = 10_000;
  * run again when their dependency changes state, so their findings clear by themselves.
  */
 @Injectable()
-export class StartupProbesService implements OnApplicationBootstrap {
+export class StartupProbesService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Startup');
   private readonly probes: StartupProbe[] = [];
   private running: Promise<void> | null = null;
+  private readonly backendProbe: StartupProbe;
+  private backendRetry: NodeJS.Timeout | null = null;
 
   constructor(
     config: ConfigService,
@@ -36,9 +40,10 @@ export class StartupProbesService implements OnApplicationBootstrap {
   ) {
     const dbProbe = databaseProbe(db);
     const redisProbe = storeProbe(store);
+    this.backendProbe = sandboxBackendProbe(backend);
     this.probes.push(
       configFileProbe(config, findings), configurationProbe(findings), dbProbe, redisProbe,
-      sandboxBackendProbe(backend), sandboxAgentProbe(config),
+      this.backendProbe, sandboxAgentProbe(config),
     );
     db.onStatus(() => {
       if (this.preflight.isComplete) void this.runOne(dbProbe);
@@ -60,12 +65,36 @@ export class StartupProbesService implements OnApplicationBootstrap {
   /** Runs every probe (once at a time); resolves when all have answered or timed out. */
   runAll(): Promise<void> {
     this.running ??= (async () => {
-      await Promise.all(this.probes.map((p) => this.runOne(p)));
+      const outcomes = await Promise.all(this.probes.map((p) => this.runOne(p)));
       this.preflight.complete();
+      if (outcomes[this.probes.indexOf(this.backendProbe)]?.check.status === 'fail') this.retryBackend();
       const { blocking, advisory } = this.findings.response();
       this.logger.log(`startup checks done: ${blocking} blocking and ${advisory} advisory finding(s); see GET /api/config/findings`);
     })();
     return this.running;
+  }
+
+  /**
+   * An unreachable container engine or cluster is probed again until it answers, so its finding
+   * clears by itself once it is back (nothing else would notice: no run starts while it blocks).
+   */
+  private retryBackend(): void {
+    if (this.backendRetry) return;
+    this.backendRetry = setInterval(() => {
+      void this.runOne(this.backendProbe).then((outcome) => {
+        if (outcome.check.status !== 'fail' && this.backendRetry) {
+          clearInterval(this.backendRetry);
+          this.backendRetry = null;
+          this.logger.log(`sandbox backend answers again: ${outcome.check.message}`);
+        }
+      });
+    }, BACKEND_RETRY_MS);
+    this.backendRetry.unref();
+  }
+
+  onApplicationShutdown(): void {
+    if (this.backendRetry) clearInterval(this.backendRetry);
+    this.backendRetry = null;
   }
 
   async runOne(probe: StartupProbe): Promise<ProbeOutcome> {
