@@ -14,14 +14,15 @@ export interface SandboxEnvironment {
 
 /**
  * The backend `sandbox.backend` names. `instanceId` labels the containers this process creates
- * (the server's InstanceIdentity; the CLI lets the backend pick a random one).
+ * (the server's InstanceIdentity; the CLI lets the backend pick a random one); the store's key
+ * prefix scopes the container sweep to this deployment.
  */
 export function createSandboxBackend(config: ServiceConfig, env: SandboxEnvironment, instanceId?: string): SandboxBackend {
   switch (config.sandbox.backend) {
     case SandboxBackendKind.InProcess:
       return new InProcessBackend(env.PATH);
     case SandboxBackendKind.ContainerEngine:
-      return new ContainerEngineBackend(config.sandbox, { dockerHost: env.DOCKER_HOST, instanceId });
+      return new ContainerEngineBackend(config.sandbox, { dockerHost: env.DOCKER_HOST, instanceId, scope: config.queue.key_prefix });
     default:
       return new UnavailableBackend(config.sandbox.backend);
   }

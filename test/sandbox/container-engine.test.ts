@@ -155,6 +155,17 @@ describe.skipIf(unavailable)(`container-engine backend${unavailable ? ` (skipped
     expect((await docker.getContainer(live.containerId).inspect()).State.Running).toBe(true);
   });
 
+  it('a scoped sweep (a deployment\'s key prefix) removes only its own deployment\'s containers', async () => {
+    const scope = `test-scope-${randomUUID().slice(0, 8)}`;
+    const scoped = new ContainerEngineBackend(config, { scope });
+    const mine = (await scoped.create({ runId: randomUUID(), name: 'web', env: {} })) as ContainerEngineSandbox;
+    created.push(mine);
+    const other = await sandbox();
+    expect(await scoped.sweep(() => Promise.resolve(false))).toBe(1);
+    await expect(docker.getContainer(mine.containerId).inspect()).rejects.toMatchObject({ statusCode: 404 });
+    expect((await docker.getContainer(other.containerId).inspect()).State.Running).toBe(true);
+  });
+
   it('fails create with the image\'s name when a missing image cannot be pulled', async () => {
     const image = `127.0.0.1:9/pipeline-service-missing-${randomUUID().slice(0, 8)}:latest`;
     await expect(backend.create({ runId: randomUUID(), name: 'web', env: {}, image })).rejects.toThrow(`cannot pull sandbox image ${image}`);

@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import type Docker from 'dockerode';
 import { SandboxBackendKind, type SandboxConfig } from '../../config/service-config.js';
 import { type ProbeResult, type Sandbox, type SandboxBackend, SandboxLabel, type SandboxSpec } from '../sandbox-backend.js';
-import { CONTAINER_WORKDIR, containerOptions, sandboxUser } from './container-options.js';
+import { CONTAINER_WORKDIR, SCOPE_LABEL, containerOptions, sandboxUser } from './container-options.js';
 import { ContainerEngineSandbox, removeContainer } from './container-engine.sandbox.js';
 import { type EngineAddress, engineAddress, engineClient } from './engine-client.js';
 import { ImagePuller } from './image-puller.js';
@@ -16,6 +16,11 @@ export interface ContainerEngineOptions {
   dockerHost?: string;
   /** Who creates the containers (their `pipeline-service/instance` label); a random id when unset. */
   instanceId?: string;
+  /**
+   * The deployment (the store's key prefix): containers carry it and the sweep removes only
+   * containers carrying it. Unset: containers carry none and the sweep considers every labelled one.
+   */
+  scope?: string;
 }
 
 /**
@@ -28,6 +33,7 @@ export class ContainerEngineBackend implements SandboxBackend {
   readonly kind = SandboxBackendKind.ContainerEngine;
   readonly address: EngineAddress;
   readonly instanceId: string;
+  private readonly scope: string | null;
   private readonly docker: Docker | null;
   private readonly clientError: Error | null = null;
   private readonly images: ImagePuller | null;
@@ -35,6 +41,7 @@ export class ContainerEngineBackend implements SandboxBackend {
   constructor(private readonly config: SandboxConfig, options: ContainerEngineOptions = {}) {
     this.address = engineAddress(options.dockerHost, config.engine.host);
     this.instanceId = options.instanceId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+    this.scope = options.scope ?? null;
     let docker: Docker | null = null;
     try {
       docker = engineClient(this.address);
@@ -75,7 +82,7 @@ export class ContainerEngineBackend implements SandboxBackend {
     const inspected = await this.images.ensure(image);
     const imageEnv = inspected.Config?.Env ?? [];
     const imagePath = imageEnv.find((e) => e.startsWith('PATH='))?.slice(5) ?? null;
-    const container = await this.docker.createContainer(containerOptions(this.config, spec, image, imagePath, this.instanceId));
+    const container = await this.docker.createContainer(containerOptions(this.config, spec, image, imagePath, this.instanceId, this.scope));
     try {
       // The working directory and HOME owned by the sandbox user (and a /tmp), before anything runs.
       await container.putArchive(sandboxDirectories(sandboxUser(this.config.user)), { path: '/' });
@@ -90,10 +97,11 @@ export class ContainerEngineBackend implements SandboxBackend {
     });
   }
 
-  /** Removes every labelled container (any state, any instance) whose run is no longer live. */
+  /** Removes every labelled container of this deployment (any state, any instance) whose run is no longer live. */
   async sweep(isLive: (runId: string) => Promise<boolean>): Promise<number> {
     if (!this.docker) return 0;
-    const containers = await this.docker.listContainers({ all: true, filters: { label: [SandboxLabel.RunId] } });
+    const label = this.scope === null ? [SandboxLabel.RunId] : [SandboxLabel.RunId, `${SCOPE_LABEL}=${this.scope}`];
+    const containers = await this.docker.listContainers({ all: true, filters: { label } });
     const live = new Map<string, boolean>();
     let removed = 0;
     for (const info of containers) {
@@ -108,7 +116,7 @@ export class ContainerEngineBackend implements SandboxBackend {
 
   /** Creates (never starts) and removes a container as a sandbox would be made. */
   private async tryCreate(image: string): Promise<void> {
-    const options = containerOptions(this.config, { runId: 'probe', name: 'probe', env: {} }, image, null, this.instanceId);
+    const options = containerOptions(this.config, { runId: 'probe', name: 'probe', env: {} }, image, null, this.instanceId, this.scope);
     const container = await this.docker!.createContainer(options);
     await removeContainer(container);
   }

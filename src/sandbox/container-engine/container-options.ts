@@ -8,6 +8,13 @@ export const CONTAINER_WORKDIR = '/work';
 export const CONTAINER_HOME = '/home/sandbox';
 export const DEFAULT_CONTAINER_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
+/**
+ * Beyond the contract's three labels: the deployment a container belongs to (its store key
+ * prefix). The sweep only removes containers of its own deployment, so two deployments (or test
+ * servers) sharing one engine never remove each other's live sandboxes, whose runs they cannot know.
+ */
+export const SCOPE_LABEL = 'pipeline-service/scope';
+
 /** `uid[:gid]` as numbers (a lone uid is its own group). */
 export function sandboxUser(user: string): { uid: number; gid: number } {
   const [uid, gid] = user.split(':');
@@ -29,7 +36,7 @@ export function containerName(spec: SandboxSpec): string {
  * variables: nothing of the server's.
  */
 export function containerOptions(
-  config: SandboxConfig, spec: SandboxSpec, image: string, imagePath: string | null, instanceId: string,
+  config: SandboxConfig, spec: SandboxSpec, image: string, imagePath: string | null, instanceId: string, scope: string | null,
 ): ContainerCreateOptions {
   const env = { PATH: imagePath ?? DEFAULT_CONTAINER_PATH, HOME: CONTAINER_HOME, LANG: 'C.UTF-8', ...spec.env };
   return {
@@ -40,7 +47,10 @@ export function containerOptions(
     WorkingDir: CONTAINER_WORKDIR,
     User: config.user,
     Env: Object.entries(env).map(([k, v]) => `${k}=${v}`),
-    Labels: { [SandboxLabel.RunId]: spec.runId, [SandboxLabel.Sandbox]: spec.name, [SandboxLabel.Instance]: instanceId },
+    Labels: {
+      [SandboxLabel.RunId]: spec.runId, [SandboxLabel.Sandbox]: spec.name, [SandboxLabel.Instance]: instanceId,
+      ...(scope === null ? {} : { [SCOPE_LABEL]: scope }),
+    },
     NetworkDisabled: config.network !== SandboxNetwork.Bridge,
     HostConfig: {
       NanoCpus: Math.round(config.cpu * 1e9),
