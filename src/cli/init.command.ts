@@ -41,7 +41,7 @@ export async function initProject(env: ServiceEnvironment, options: InitCommandO
   }
   const initializer = new ProjectInitializer({
     git: new RepositoryWorkspaces({ dataDir: resolve(env.dataDir) }),
-    backend: createSandboxBackend(config, env.variables.PATH),
+    backend: createSandboxBackend(config, env.variables),
     hostFor: (repo) => pullRequestHostFor(repo),
     // The model writes the files when the project has one; the template otherwise.
     writer: new AgentContextWriters({

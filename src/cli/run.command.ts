@@ -47,7 +47,7 @@ export async function runPipeline(env: ServiceEnvironment, options: RunCommandOp
     run: { runId, platform: isPlatform(platform) ? platform : String(platform), project: options.project, ticket: options.ticket, pipeline: options.pipeline },
     project,
     pipeline: resolvePipeline(config, options.pipeline, cliBuiltInRun(config, env, cliRun, out)),
-    backend: createSandboxBackend(config, env.variables.PATH),
+    backend: createSandboxBackend(config, env.variables),
     runner: new StepRunner(),
     events,
     workspace: cliWorkspace(config, env, cliRun, events, out),

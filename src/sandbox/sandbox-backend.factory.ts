@@ -1,10 +1,29 @@
 import { SandboxBackendKind, type ServiceConfig } from '../config/service-config.js';
+import { ContainerEngineBackend } from './container-engine/container-engine.backend.js';
 import { InProcessBackend } from './in-process.backend.js';
 import type { SandboxBackend } from './sandbox-backend.js';
 import { UnavailableBackend } from './unavailable.backend.js';
 
-/** The backend `sandbox.backend` names; `path` is the PATH sandbox commands get. */
-export function createSandboxBackend(config: ServiceConfig, path: string | undefined): SandboxBackend {
-  const kind = config.sandbox.backend;
-  return kind === SandboxBackendKind.InProcess ? new InProcessBackend(path) : new UnavailableBackend(kind);
+/** What the backends take from the server's environment (read once, in config/). */
+export interface SandboxEnvironment {
+  /** The PATH in-process sandbox commands get. */
+  PATH?: string;
+  /** The container engine's address; wins over `sandbox.engine.host`. */
+  DOCKER_HOST?: string;
+}
+
+/**
+ * The backend `sandbox.backend` names. `instanceId` labels the containers this process creates
+ * (the server's InstanceIdentity; the CLI lets the backend pick a random one); the store's key
+ * prefix scopes the container sweep to this deployment.
+ */
+export function createSandboxBackend(config: ServiceConfig, env: SandboxEnvironment, instanceId?: string): SandboxBackend {
+  switch (config.sandbox.backend) {
+    case SandboxBackendKind.InProcess:
+      return new InProcessBackend(env.PATH);
+    case SandboxBackendKind.ContainerEngine:
+      return new ContainerEngineBackend(config.sandbox, { dockerHost: env.DOCKER_HOST, instanceId, scope: config.queue.key_prefix });
+    default:
+      return new UnavailableBackend(config.sandbox.backend);
+  }
 }

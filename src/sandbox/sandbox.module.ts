@@ -1,5 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { ConfigService } from '../config/config.service.js';
+import { InstanceIdentity } from '../store/instance-identity.service.js';
 import { createSandboxBackend } from './sandbox-backend.factory.js';
 import { SANDBOX_BACKEND } from './sandbox.tokens.js';
 
@@ -8,8 +9,9 @@ import { SANDBOX_BACKEND } from './sandbox.tokens.js';
   providers: [
     {
       provide: SANDBOX_BACKEND,
-      inject: [ConfigService],
-      useFactory: (config: ConfigService) => createSandboxBackend(config.config, config.env.variables.PATH),
+      inject: [ConfigService, InstanceIdentity],
+      useFactory: (config: ConfigService, instance: InstanceIdentity) =>
+        createSandboxBackend(config.config, config.env.variables, instance.id),
     },
   ],
   exports: [SANDBOX_BACKEND],

@@ -1,0 +1,119 @@
+import { randomBytes } from 'node:crypto';
+import { createInterface } from 'node:readline';
+import { PassThrough } from 'node:stream';
+import type Docker from 'dockerode';
+import { type ExecOptions, type ExecResult, OutputStream } from '../sandbox-backend.js';
+
+/** How long the output of a killed command may keep coming before the result is given anyway. */
+const KILL_GRACE_MS = 2000;
+
+/** What an exec needs to know of its container. */
+export interface ExecTarget {
+  docker: Docker;
+  container: Docker.Container;
+  user: string;
+  workdir: string;
+  /** Variables the engine or the image put in every process (HOSTNAME, an image's ENV) that commands must not see. */
+  unset: readonly string[];
+}
+
+/**
+ * The engine cannot kill an exec, so every command runs as `/bin/sh -c` in a session of its own
+ * (`setsid -w`, which waits and passes the exit on) whose leader first writes its pid, the
+ * group's id, to a file: a second exec kills that whole group, children included. Without
+ * setsid in the image the command's own pid is written and only it can be killed.
+ */
+function wrapper(unset: readonly string[]): string {
+  return [
+    `unset ${unset.join(' ')}`,
+    `if command -v setsid >/dev/null 2>&1; then exec setsid -w /bin/sh -c 'echo $$ > "$0" && exec /bin/sh -c "$1"' "$1" "$2"; fi`,
+    `echo $$ > "$1"; exec /bin/sh -c "$2"`,
+  ].join('\n');
+}
+
+/** Waits (briefly) for the pid file, then kills the group it names, or the one process. */
+const KILL_SCRIPT = [
+  'i=0; while [ ! -s "$1" ] && [ $i -lt 30 ]; do sleep 0.1; i=$((i+1)); done',
+  'p=$(cat "$1") || exit 1',
+  'kill -9 -"$p" 2>/dev/null || kill -9 "$p"',
+].join('\n');
+
+/** Runs one command through the engine's exec API, streaming its lines; see `Sandbox.exec`. */
+export async function execCommand(target: ExecTarget, command: string, options: ExecOptions): Promise<ExecResult> {
+  const pidFile = `/tmp/.pipeline-service-exec-${randomBytes(6).toString('hex')}`;
+  const exec = await target.container.exec({
+    Cmd: ['/bin/sh', '-c', wrapper(target.unset), 'sandbox-exec', pidFile, command],
+    AttachStdout: true, AttachStderr: true, AttachStdin: false, Tty: false,
+    User: target.user, WorkingDir: target.workdir,
+    Env: Object.entries(options.env ?? {}).map(([k, v]) => `${k}=${v}`),
+  });
+  const stream = await exec.start({ hijack: true, stdin: false });
+  const drained = streamLines(target.docker, stream, options.onLine);
+
+  let killed = false;
+  let timedOut = false;
+  let markKilled = () => undefined as void;
+  const afterKill = new Promise<void>((done) => (markKilled = done)).then(() => sleep(KILL_GRACE_MS));
+  const kill = () => {
+    if (killed) return;
+    killed = true;
+    markKilled();
+    void killGroup(target, pidFile).catch(() => undefined);
+  };
+  const timer = setTimeout(() => {
+    timedOut = true;
+    kill();
+  }, options.timeoutMs);
+  options.signal?.addEventListener('abort', kill, { once: true });
+  if (options.signal?.aborted) kill();
+  try {
+    // Once killed, the output gets KILL_GRACE_MS more to end: a process that escaped the group may hold it.
+    await Promise.race([drained, afterKill]);
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener('abort', kill);
+  }
+  if (killed) return { exitCode: null, signal: 'SIGKILL', timedOut };
+  return { exitCode: await exitCodeOf(exec), signal: null, timedOut: false };
+}
+
+/** Demultiplexes the hijacked stream into stdout and stderr lines; resolves when both end. */
+function streamLines(docker: Docker, stream: NodeJS.ReadWriteStream, onLine: ExecOptions['onLine']): Promise<void> {
+  const outputs = [
+    { name: OutputStream.Stdout, through: new PassThrough() },
+    { name: OutputStream.Stderr, through: new PassThrough() },
+  ];
+  docker.modem.demuxStream(stream, outputs[0]!.through, outputs[1]!.through);
+  const end = () => outputs.forEach((o) => o.through.end());
+  stream.once('end', end);
+  stream.once('close', end);
+  stream.once('error', end);
+  return Promise.all(outputs.map(({ name, through }) => new Promise<void>((done) => {
+    const lines = createInterface({ input: through, crlfDelay: Number.POSITIVE_INFINITY });
+    lines.on('line', (line) => onLine(name, line));
+    lines.on('close', () => done());
+  }))).then(() => undefined);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((done) => setTimeout(done, ms).unref());
+}
+
+async function killGroup(target: ExecTarget, pidFile: string): Promise<void> {
+  const exec = await target.container.exec({
+    Cmd: ['/bin/sh', '-c', KILL_SCRIPT, 'sandbox-kill', pidFile], AttachStdout: true, AttachStderr: true, User: target.user,
+  });
+  const stream = await exec.start({ hijack: true, stdin: false });
+  stream.resume();
+  await new Promise((done) => stream.once('end', done).once('close', done).once('error', done));
+}
+
+/** The exit code the engine recorded; the output can end a moment before the exec is marked done. */
+async function exitCodeOf(exec: Docker.Exec): Promise<number | null> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const info = await exec.inspect();
+    if (!info.Running) return info.ExitCode ?? null;
+    await new Promise((done) => setTimeout(done, 20));
+  }
+  return null;
+}
