@@ -91,9 +91,9 @@ export class PublishServer {
   }
 
   /** Claims and waits for the run's end. */
-  async run(platform: Platform, project: string, ticket: string, pipeline: string): Promise<{ runId: string } & RunRow> {
+  async run(platform: Platform, project: string, ticket: string, pipeline: string, timeoutMs?: number): Promise<{ runId: string } & RunRow> {
     const runId = await this.claim(platform, project, ticket, pipeline);
-    return { runId, ...(await this.finished(runId)) };
+    return { runId, ...(await this.finished(runId, timeoutMs)) };
   }
 
   /** The run's events in order (what the dashboard and the live feed show). */
