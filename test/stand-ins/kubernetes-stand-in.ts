@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import Docker from 'dockerode';
@@ -53,10 +53,12 @@ export class KubernetesStandIn {
   private runtime!: PodRuntime;
   private exec!: ExecBridge;
   private server: Server | null = null;
-  private readonly sockets = new Set<Socket>();
+  private readonly sockets = new Set<Duplex>();
   private readonly watches = new Set<ServerResponse>();
   private baseUrl = '';
   private refusing = false;
+  /** Pods being started (their containers may not exist yet): `stop()` waits for them. */
+  private readonly starting = new Set<Promise<void>>();
   private readonly tls = servingCertificate();
 
   /** PEM of the serving certificate, its own authority (the kubeconfig's certificate-authority-data). */
@@ -99,6 +101,7 @@ export class KubernetesStandIn {
     this.exec.closeAll();
     for (const socket of this.sockets) socket.destroy();
     await new Promise<void>((resolve) => server.close(() => resolve()));
+    await Promise.allSettled([...this.starting]);
     await this.runtime.removeAll();
   }
 
@@ -230,7 +233,8 @@ export class KubernetesStandIn {
       return { status: 201, body: created };
     }
     const stored = this.pods.add(created);
-    void this.runPod(ns, name);
+    const starting = this.runPod(ns, name).finally(() => this.starting.delete(starting));
+    this.starting.add(starting);
     return { status: 201, body: structuredClone(stored) };
   }
 
