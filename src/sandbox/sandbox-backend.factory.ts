@@ -1,5 +1,7 @@
 import { SandboxBackendKind, type ServiceConfig } from '../config/service-config.js';
 import { ContainerEngineBackend } from './container-engine/container-engine.backend.js';
+import { ContainerOrchestratorBackend } from './container-orchestrator/container-orchestrator.backend.js';
+import { runningInCluster } from './container-orchestrator/kube-config.js';
 import { InProcessBackend } from './in-process.backend.js';
 import type { SandboxBackend } from './sandbox-backend.js';
 import { UnavailableBackend } from './unavailable.backend.js';
@@ -10,12 +12,14 @@ export interface SandboxEnvironment {
   PATH?: string;
   /** The container engine's address; wins over `sandbox.engine.host`. */
   DOCKER_HOST?: string;
+  /** Set by Kubernetes in every pod: the orchestrator backend then uses the in-cluster configuration. */
+  KUBERNETES_SERVICE_HOST?: string;
 }
 
 /**
- * The backend `sandbox.backend` names. `instanceId` labels the containers this process creates
- * (the server's InstanceIdentity; the CLI lets the backend pick a random one); the store's key
- * prefix scopes the container sweep to this deployment.
+ * The backend `sandbox.backend` names. `instanceId` labels the containers and pods this process
+ * creates (the server's InstanceIdentity; the CLI lets the backend pick one); the store's key
+ * prefix scopes the engine's container sweep to this deployment.
  */
 export function createSandboxBackend(config: ServiceConfig, env: SandboxEnvironment, instanceId?: string): SandboxBackend {
   switch (config.sandbox.backend) {
@@ -23,6 +27,8 @@ export function createSandboxBackend(config: ServiceConfig, env: SandboxEnvironm
       return new InProcessBackend(env.PATH);
     case SandboxBackendKind.ContainerEngine:
       return new ContainerEngineBackend(config.sandbox, { dockerHost: env.DOCKER_HOST, instanceId, scope: config.queue.key_prefix });
+    case SandboxBackendKind.ContainerOrchestrator:
+      return new ContainerOrchestratorBackend(config.sandbox, { instance: instanceId, inCluster: runningInCluster(env) });
     default:
       return new UnavailableBackend(config.sandbox.backend);
   }

@@ -1,0 +1,147 @@
+import { randomUUID } from 'node:crypto';
+import { createInterface } from 'node:readline';
+import { PassThrough, type Readable } from 'node:stream';
+import type { Exec } from '@kubernetes/client-node';
+import { type ExecOptions, type ExecResult, OutputStream, type Sandbox } from '../sandbox-backend.js';
+import { KILL_SCRIPT, wrappedCommand } from './exec-wrapper.js';
+import { ExecLostError, execInPod } from './pod-exec.js';
+import { SANDBOX_WORKDIR } from './pod-manifest.js';
+import { checkedTreeArchive, relativeTreeArchive } from './tree-archive.js';
+
+/** How long a killed command's exec may take to report before it is given up on. */
+const KILL_GRACE_MS = 5000;
+/** `128 + SIGKILL`: how a shell reports a command killed by SIGKILL. */
+const KILLED_EXIT = 137;
+
+export interface PodHandle {
+  namespace: string;
+  pod: string;
+}
+
+/**
+ * A sandbox of the container-orchestrator backend: one pod; each command an exec (WebSocket)
+ * through the group-recording wrapper, with the sandbox's environment; a timeout or abort kills the
+ * command's group with a second exec; trees move in and out as tar streams over exec stdin/stdout.
+ */
+export class OrchestratorSandbox implements Sandbox {
+  readonly workdir = SANDBOX_WORKDIR;
+  private destroyed = false;
+
+  constructor(
+    readonly name: string,
+    private readonly target: PodHandle,
+    private readonly execApi: Exec,
+    private readonly env: Readonly<Record<string, string>>,
+    private readonly remove: () => Promise<void>,
+  ) {}
+
+  get podName(): string {
+    return this.target.pod;
+  }
+
+  async exec(command: string, options: ExecOptions): Promise<ExecResult> {
+    if (this.destroyed) throw this.destroyedError();
+    const execId = randomUUID();
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    const drained = [
+      { stream: OutputStream.Stdout, source: stdout },
+      { stream: OutputStream.Stderr, source: stderr },
+    ].map(({ stream, source }) => new Promise<void>((done) => {
+      const lines = createInterface({ input: source, crlfDelay: Number.POSITIVE_INFINITY });
+      lines.on('line', (line) => options.onLine(stream, line));
+      lines.on('close', () => done());
+    }));
+    const argv = wrappedCommand(execId, this.workdir, { ...this.env, ...options.env }, command);
+    const execution = await execInPod(this.execApi, this.target, argv, { stdout, stderr });
+    let timedOut = false;
+    let killed = false;
+    let giveUp: NodeJS.Timeout | undefined;
+    const kill = () => {
+      if (killed) return;
+      killed = true;
+      void this.killGroup(execId);
+      giveUp = setTimeout(() => execution.close(), KILL_GRACE_MS);
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      kill();
+    }, options.timeoutMs);
+    options.signal?.addEventListener('abort', kill, { once: true });
+    if (options.signal?.aborted) kill();
+    try {
+      const exitCode = await execution.exit;
+      await Promise.all(drained);
+      if (killed && exitCode === KILLED_EXIT) return { exitCode: null, signal: 'SIGKILL', timedOut };
+      return { exitCode, signal: null, timedOut };
+    } catch (error) {
+      if (error instanceof ExecLostError && (killed || this.destroyed)) return { exitCode: null, signal: 'SIGKILL', timedOut };
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      clearTimeout(giveUp);
+      options.signal?.removeEventListener('abort', kill);
+    }
+  }
+
+  async putArchive(tar: Readable): Promise<void> {
+    if (this.destroyed) {
+      tar.destroy();
+      throw this.destroyedError();
+    }
+    const { archive, done } = checkedTreeArchive(tar);
+    const stderr = collect();
+    const execution = await execInPod(this.execApi, this.target, ['/bin/sh', '-c', 'cd "$1" && exec tar -x -p --no-same-owner -f -', 'untar', this.workdir], {
+      stdout: null,
+      stderr: stderr.stream,
+      stdin: archive,
+    });
+    done.catch(() => execution.close()); // a refused entry: stop the unpack (tar sees its stdin end)
+    const [checked, exit] = await Promise.allSettled([done, execution.exit]);
+    if (checked.status === 'rejected') {
+      execution.close();
+      throw checked.reason;
+    }
+    if (exit.status === 'rejected') throw exit.reason;
+    if (exit.value !== 0) throw new Error(`unpacking the tree in pod ${this.target.pod} failed (exit ${exit.value}): ${stderr.text().trim()}`);
+  }
+
+  async getArchive(): Promise<Readable> {
+    if (this.destroyed) throw this.destroyedError();
+    const raw = new PassThrough();
+    const stderr = collect();
+    const execution = await execInPod(this.execApi, this.target, ['tar', '-c', '--sort=name', '-C', this.workdir, '-f', '-', '.'], { stdout: raw, stderr: stderr.stream });
+    const finished = execution.exit.then((code) => {
+      if (code !== 0) throw new Error(`packing the tree in pod ${this.target.pod} failed (exit ${code}): ${stderr.text().trim()}`);
+    });
+    return relativeTreeArchive(raw, finished);
+  }
+
+  async destroy(): Promise<void> {
+    if (this.destroyed) return;
+    this.destroyed = true;
+    await this.remove();
+  }
+
+  private async killGroup(execId: string): Promise<void> {
+    try {
+      const killer = await execInPod(this.execApi, this.target, ['/bin/sh', '-c', KILL_SCRIPT, 'kill', execId], { stdout: null, stderr: null });
+      await killer.exit;
+    } catch {
+      // The pod is gone or the command ended meanwhile: nothing left to kill.
+    }
+  }
+
+  private destroyedError(): Error {
+    return new Error(`sandbox ${this.name} is destroyed`);
+  }
+}
+
+function collect(): { stream: PassThrough; text(): string } {
+  const stream = new PassThrough();
+  const chunks: Buffer[] = [];
+  stream.on('data', (chunk: Buffer) => {
+    if (chunks.length < 64) chunks.push(chunk);
+  });
+  return { stream, text: () => Buffer.concat(chunks).toString('utf8').slice(0, 2000) };
+}
