@@ -1,8 +1,6 @@
 import { SandboxBackendKind, type ServiceConfig } from '../config/service-config.js';
-import { ContainerEngineBackend } from './container-engine/container-engine.backend.js';
-import { ContainerOrchestratorBackend } from './container-orchestrator/container-orchestrator.backend.js';
-import { runningInCluster } from './container-orchestrator/kube-config.js';
 import { InProcessBackend } from './in-process.backend.js';
+import { LazyBackend } from './lazy.backend.js';
 import type { SandboxBackend } from './sandbox-backend.js';
 import { UnavailableBackend } from './unavailable.backend.js';
 
@@ -19,17 +17,28 @@ export interface SandboxEnvironment {
 /**
  * The backend `sandbox.backend` names. `instanceId` labels the containers and pods this process
  * creates (the server's InstanceIdentity; the CLI lets the backend pick one); the store's key
- * prefix scopes the engine's container sweep to this deployment.
+ * prefix scopes the engine's container sweep to this deployment. The container backends are
+ * loaded on first use (their client libraries are slow to import).
  */
 export function createSandboxBackend(config: ServiceConfig, env: SandboxEnvironment, instanceId?: string): SandboxBackend {
-  switch (config.sandbox.backend) {
+  const { sandbox } = config;
+  switch (sandbox.backend) {
     case SandboxBackendKind.InProcess:
       return new InProcessBackend(env.PATH);
     case SandboxBackendKind.ContainerEngine:
-      return new ContainerEngineBackend(config.sandbox, { dockerHost: env.DOCKER_HOST, instanceId, scope: config.queue.key_prefix });
+      return new LazyBackend(sandbox.backend, async () => {
+        const { ContainerEngineBackend } = await import('./container-engine/container-engine.backend.js');
+        return new ContainerEngineBackend(sandbox, { dockerHost: env.DOCKER_HOST, instanceId, scope: config.queue.key_prefix });
+      });
     case SandboxBackendKind.ContainerOrchestrator:
-      return new ContainerOrchestratorBackend(config.sandbox, { instance: instanceId, inCluster: runningInCluster(env) });
+      return new LazyBackend(sandbox.backend, async () => {
+        const [{ ContainerOrchestratorBackend }, { runningInCluster }] = await Promise.all([
+          import('./container-orchestrator/container-orchestrator.backend.js'),
+          import('./container-orchestrator/kube-config.js'),
+        ]);
+        return new ContainerOrchestratorBackend(sandbox, { instance: instanceId, inCluster: runningInCluster(env) });
+      });
     default:
-      return new UnavailableBackend(config.sandbox.backend);
+      return new UnavailableBackend(sandbox.backend);
   }
 }
