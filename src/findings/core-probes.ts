@@ -1,4 +1,3 @@
-import { checkModelProvider } from '../agent/provider-preflight.js';
 import { RELEASE } from '../common/release.js';
 import { startsAgentPipelines } from '../config/agent-config.reader.js';
 import type { AgentConfig, ProjectConfig } from '../config/service-config.js';
@@ -121,6 +120,9 @@ async function checkProjectProviders(projects: readonly ProjectConfig[], fetchIm
     group.projects.push(project.name);
     groups.set(key, group);
   }
+  if (groups.size === 0) return { findings: [], passed: [] };
+  // Loaded only when some project has a model to reach (the AI SDK is heavy to hold for nothing).
+  const { checkModelProvider } = await import('../agent/provider-preflight.js');
   const results = await Promise.all([...groups.values()].map(async (group) => ({ group, check: await checkModelProvider(group.agent, { timeoutMs: PROVIDER_CHECK_TIMEOUT_MS, fetch: fetchImpl }) })));
   const findings: Finding[] = [];
   const passed: string[] = [];

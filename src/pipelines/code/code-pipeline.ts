@@ -1,7 +1,6 @@
 import { type AgentOutcome, type AgentSession, type AgentTree, AgentToolset } from '../../agent/agent-types.js';
-import { createAgentSession } from '../../agent/agent-loop.js';
+import { loadAgentRuntime } from '../../agent/agent-runtime.js';
 import { providerGateKey } from '../../agent/provider-gate.js';
-import { languageModelFor } from '../../agent/language-model.js';
 import { cutOutput } from '../../agent/output-cut.js';
 import { buildContextsBrief } from '../../agent/prompt/contexts-brief.js';
 import { systemPromptFor } from '../../agent/prompt/system-prompts.js';
@@ -92,6 +91,7 @@ class AgentStep implements PipelineStep {
       resumed: context.sandboxes.some((s) => s.resumed === true),
     });
     const { agent } = support;
+    const { createAgentSession, languageModelFor } = await loadAgentRuntime();
     const session = createAgentSession({
       model: languageModelFor(agent, { fetch: support.fetch }),
       modelLabel: `${agent.provider}/${agent.model}`,

@@ -1,6 +1,5 @@
 import { type AgentObserver, AgentToolset } from '../../agent/agent-types.js';
-import { createAgentSession } from '../../agent/agent-loop.js';
-import { languageModelFor } from '../../agent/language-model.js';
+import { loadAgentRuntime } from '../../agent/agent-runtime.js';
 import { oneLine, untrustedSection } from '../../agent/prompt/prompt-text.js';
 import { systemPromptFor } from '../../agent/prompt/system-prompts.js';
 import { UNTRUSTED_DATA_NOTICE } from '../../agent/untrusted-text.js';
@@ -44,6 +43,7 @@ export class AgentContextWriter implements ContextWriter {
   async write(tree: ContextWriterTree, missing: MissingContextFiles): Promise<WrittenContextFiles> {
     const wanted = missing.contexts.flatMap((c) => c.files.map((file) => contextFilePath(c.name, file)));
     const secrets = this.support.secrets();
+    const { createAgentSession, languageModelFor } = await loadAgentRuntime();
     const session = createAgentSession({
       model: languageModelFor(this.agent, { fetch: this.support.fetch }),
       modelLabel: `${this.agent.provider}/${this.agent.model}`,
