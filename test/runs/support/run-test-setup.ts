@@ -58,6 +58,8 @@ export interface RunTestOptions {
   projects?: Record<string, unknown> | ((remotes: GitRemotes) => Record<string, unknown>);
   /** More command pipelines, beside TEST_PIPELINES. */
   pipelines?: Record<string, { commands: string[]; timeout_seconds: number }>;
+  /** The sandbox block (default: in-process, 1 cpu, 2Gi). */
+  sandbox?: Record<string, unknown>;
 }
 
 export async function createRunTestSetup(options: RunTestOptions = {}): Promise<RunTestSetup> {
@@ -69,7 +71,7 @@ export async function createRunTestSetup(options: RunTestOptions = {}): Promise<
     queue: { ...SHORT_QUEUE, ...options.queue, key_prefix: keyPrefix },
     pipelines: { ...TEST_PIPELINES, ...options.pipelines },
     ...(options.capacity ? { capacity: options.capacity } : {}),
-    sandbox: { backend: 'in-process', cpu: 1, memory: '2Gi' },
+    sandbox: options.sandbox ?? { backend: 'in-process', cpu: 1, memory: '2Gi' },
     projects: projects ?? { solo: { tracker: 'platform-a', repos: [remotes.entry('solo-web')] } },
   });
   const env = testEnvironment({
