@@ -14,23 +14,24 @@ export function contextFilePath(context: string, file: ContextFile): string {
   return `${CONTEXTS_DIR}/${context}/${file}`;
 }
 
-/** One context of a repository, read from its tree and parsed (what the model and the gate use). */
-export interface RepositoryContext {
-  /** The repository's configured name (null for the sandbox of a project without repositories). */
-  repo: string | null;
-  /** The folder's name (`context.yaml`'s `name` when it differs is reported in `notes`). */
+/** What `context.yaml` says, defaults filled in. */
+export interface ContextSettings {
   name: string;
-  /** The part of the repository the context covers, `.` for all. */
   path: string;
   description: string;
-  /** Toolchain image for container sandboxes; null when not set. */
   image: string | null;
   setup: string[];
   build: string[];
   test: string[];
+  /** Tolerated oddities: unknown keys, a `name` that differs from the folder's (and, once read, a file cut at the size bound). */
+  notes: string[];
+}
+
+/** One context of a repository, read from its tree and parsed (what the model and the gate use). */
+export interface RepositoryContext extends ContextSettings {
+  /** The repository's configured name (null for the sandbox of a project without repositories). */
+  repo: string | null;
   /** The files' text as read (cut at the reader's size bound). */
   contextYaml: string;
   principles: string;
-  /** What was tolerated: unknown keys, a differing `name`, a file cut at the size bound. */
-  notes: string[];
 }

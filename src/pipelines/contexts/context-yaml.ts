@@ -1,21 +1,11 @@
 import { parseDocument } from 'yaml';
-import { ContextFile, contextFilePath } from './context-files.js';
+import { ContextFile, type ContextSettings, contextFilePath } from './context-files.js';
+
+export type { ContextSettings };
 
 /** The keys of `context.yaml` (contract "Contexts and the bootstrap gate"). */
 export const CONTEXT_YAML_KEYS = ['name', 'path', 'description', 'image', 'setup', 'build', 'test'] as const;
 
-/** What `context.yaml` says, defaults filled in. */
-export interface ContextSettings {
-  name: string;
-  path: string;
-  description: string;
-  image: string | null;
-  setup: string[];
-  build: string[];
-  test: string[];
-  /** Tolerated oddities: unknown keys, a `name` that differs from the folder's. */
-  notes: string[];
-}
 
 /** A context file that cannot be used: names the repository, the context, the file and (when one is at fault) the key. */
 export class ContextError extends Error {
