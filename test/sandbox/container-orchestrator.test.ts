@@ -211,6 +211,99 @@ describe.skipIf(!engine.ok)(`container-orchestrator backend against the Kubernet
     }
   });
 
+  it('no sandbox.registry: no pull Secret is written and pods name no imagePullSecrets', async () => {
+    const sandbox = (await backend.create({ runId: 'run-7', name: 'default', env: {} })) as OrchestratorSandbox;
+    try {
+      expect((standIn.pods.get(NAMESPACE, sandbox.podName) as any).spec.imagePullSecrets).toBeUndefined();
+      expect(standIn.imagePullSecrets.get(`${NAMESPACE}/${sandbox.podName}`)).toEqual([]);
+      expect(standIn.secrets.list(null)).toEqual([]);
+      expect(standIn.requests.some((r) => r.path.includes('/secrets'))).toBe(false);
+    } finally {
+      await sandbox.destroy();
+    }
+  });
+
+  it('sandbox.registry: a dockerconfigjson Secret is kept (created, then replaced by another instance) and every pod names it', async () => {
+    const ns = 'registry-sandboxes';
+    standIn.addNamespace(ns);
+    const registry = { server: 'registry.example:5000', username: 'puller', password: 'pw-Very$ecret-1' };
+    const withRegistry = (password: string) => ({ ...config, orchestrator: { ...config.orchestrator, namespace: ns }, registry: { ...registry, password } });
+    const dockerConfig = () => {
+      const secret = standIn.secrets.get(ns, 'pipeline-service-registry') as any;
+      return { secret, document: JSON.parse(Buffer.from(secret.data['.dockerconfigjson'], 'base64').toString('utf8')) };
+    };
+    const secretWrites = () => standIn.requests.filter((r) => r.path === `/api/v1/namespaces/${ns}/secrets` || r.path === `/api/v1/namespaces/${ns}/secrets/pipeline-service-registry`);
+
+    const first = new ContainerOrchestratorBackend(withRegistry(registry.password), { instance: 'one', startTimeoutMs: 20_000 });
+    const a = (await first.create({ runId: 'run-8', name: 'a', env: {} })) as OrchestratorSandbox;
+    const b = (await first.create({ runId: 'run-8', name: 'b', env: {} })) as OrchestratorSandbox;
+    try {
+      for (const sandbox of [a, b]) {
+        expect((standIn.pods.get(ns, sandbox.podName) as any).spec.imagePullSecrets).toEqual([{ name: 'pipeline-service-registry' }]);
+        expect(standIn.imagePullSecrets.get(`${ns}/${sandbox.podName}`)).toEqual(['pipeline-service-registry']);
+      }
+      const { secret, document } = dockerConfig();
+      expect(secret.type).toBe('kubernetes.io/dockerconfigjson');
+      expect(secret.metadata.labels).toEqual({ 'app.kubernetes.io/managed-by': 'pipeline-service' });
+      expect(document).toEqual({ auths: { 'registry.example:5000': { username: 'puller', password: registry.password, auth: Buffer.from(`puller:${registry.password}`).toString('base64') } } });
+      expect(secretWrites().map((r) => r.method)).toEqual(['POST']);
+
+      // Another instance (new credentials): its create answers 409, it replaces the Secret in place.
+      const uid = secret.metadata.uid;
+      const second = new ContainerOrchestratorBackend(withRegistry('pw-rotated-2'), { instance: 'two', startTimeoutMs: 20_000 });
+      const c = (await second.create({ runId: 'run-9', name: 'c', env: {} })) as OrchestratorSandbox;
+      await c.destroy();
+      expect(secretWrites().map((r) => r.method)).toEqual(['POST', 'POST', 'PUT']);
+      expect(dockerConfig().secret.metadata.uid).toBe(uid);
+      expect(dockerConfig().document.auths['registry.example:5000']).toMatchObject({ password: 'pw-rotated-2', auth: Buffer.from('puller:pw-rotated-2').toString('base64') });
+
+      // Deleted behind its back after it ensured it once: not written again by that instance; a new instance creates it.
+      standIn.secrets.remove(ns, 'pipeline-service-registry');
+      const d = (await second.create({ runId: 'run-9', name: 'd', env: {} })) as OrchestratorSandbox;
+      await d.destroy();
+      expect(secretWrites()).toHaveLength(3);
+      const third = new ContainerOrchestratorBackend(withRegistry('pw-rotated-3'), { instance: 'three', startTimeoutMs: 20_000 });
+      const e = (await third.create({ runId: 'run-9', name: 'e', env: {} })) as OrchestratorSandbox;
+      await e.destroy();
+      expect(dockerConfig().document.auths['registry.example:5000'].password).toBe('pw-rotated-3');
+
+      // A race: the Secret exists at create (409) and is gone at replace (404): created again.
+      standIn.beforeRoute = (method, path) => {
+        if (method === 'PUT' && path.endsWith('/secrets/pipeline-service-registry')) standIn.secrets.remove(ns, 'pipeline-service-registry');
+      };
+      const racing = new ContainerOrchestratorBackend(withRegistry('pw-rotated-4'), { instance: 'four', startTimeoutMs: 20_000 });
+      try {
+        const f = (await racing.create({ runId: 'run-9', name: 'f', env: {} })) as OrchestratorSandbox;
+        await f.destroy();
+      } finally {
+        standIn.beforeRoute = null;
+      }
+      expect(secretWrites().slice(-3).map((r) => r.method)).toEqual(['POST', 'PUT', 'POST']);
+      expect(dockerConfig().document.auths['registry.example:5000'].password).toBe('pw-rotated-4');
+      expect(standIn.secrets.list(NAMESPACE)).toEqual([]);
+    } finally {
+      await a.destroy();
+      await b.destroy();
+    }
+  });
+
+  it('sandbox.registry: a failure to write the Secret fails create without the password, and is retried next time', async () => {
+    const password = 'pw-Never-Shown-77';
+    const absent = 'registry-absent';
+    const failing = new ContainerOrchestratorBackend(
+      { ...config, network: SandboxNetwork.Default, orchestrator: { ...config.orchestrator, namespace: absent }, registry: { server: 'registry.example', username: 'u', password } },
+      { startTimeoutMs: 20_000 },
+    );
+    const error = await failing.create({ runId: 'run-10', name: 'default', env: {} }).then(() => null, (e: Error) => e);
+    expect(error?.message).toMatch(/pipeline-service-registry in namespace registry-absent: namespaces "registry-absent" not found/);
+    expect(error?.message).not.toContain(password);
+    expect(error?.message).not.toContain(Buffer.from(`u:${password}`).toString('base64'));
+    standIn.addNamespace(absent);
+    const sandbox = await failing.create({ runId: 'run-10', name: 'default', env: {} });
+    await sandbox.destroy();
+    expect(standIn.secrets.get(absent, 'pipeline-service-registry')).toBeDefined();
+  });
+
   it('uses the kubeconfig the settings name (token auth)', () => {
     const kc = new KubeConfig();
     kc.loadFromFile(config.orchestrator.kubeconfig!);

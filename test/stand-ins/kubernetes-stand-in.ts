@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import Docker from 'dockerode';
-import { alreadyExists, type ApiStatus, failure, invalid, namespaceNotFound, podNotFound, unauthorized } from './kubernetes/api-status.js';
+import { alreadyExists, type ApiStatus, failure, invalid, namespaceNotFound, podNotFound, secretNotFound, unauthorized } from './kubernetes/api-status.js';
 import { API_GROUPS, apiVersions, CORE_V1_RESOURCES, NETWORKING_V1_RESOURCES, podTable, VERSION_INFO } from './kubernetes/discovery.js';
 import { ExecBridge, negotiate } from './kubernetes/exec-bridge.js';
 import { type ApiObject, ObjectStore, type WatchEvent } from './kubernetes/object-store.js';
@@ -18,7 +18,8 @@ import { fieldSelector, labelSelector, validDnsSubdomain, validLabelKey, validLa
  * A Kubernetes API server stand-in: a real HTTP server speaking the core/v1 endpoints the
  * container-orchestrator backend and kubectl use (discovery, pods create/get/list/watch/delete
  * with dryRun, labelSelector and fieldSelector, the exec subresource over WebSocket with the
- * `v5.channel.k8s.io` / `v4.channel.k8s.io` protocols) and NetworkPolicies; every Pod runs as a
+ * `v5.channel.k8s.io` / `v4.channel.k8s.io` protocols), Secrets (create/get/replace/delete) and
+ * NetworkPolicies; every Pod runs as a
  * real container on the local Docker engine. HTTPS with a self-signed certificate (`caCertificate`,
  * in the kubeconfig it writes); requests need `Authorization: Bearer <token>`.
  */
@@ -47,6 +48,9 @@ export class KubernetesStandIn {
   private readonly clock = { next: () => ++this.revision, current: () => this.revision };
   readonly pods = new ObjectStore(this.clock);
   readonly networkPolicies = new ObjectStore(this.clock);
+  readonly secrets = new ObjectStore(this.clock);
+  /** Pod key (`ns/name`) → the `imagePullSecrets` names its spec gave (the stand-in pulls nothing itself). */
+  readonly imagePullSecrets = new Map<string, string[]>();
   /** Pod key (`ns/name`) → Docker container id, once started. */
   private readonly containers = new Map<string, string>();
   private readonly id = randomBytes(4).toString('hex');
@@ -57,6 +61,8 @@ export class KubernetesStandIn {
   private readonly watches = new Set<ServerResponse>();
   private baseUrl = '';
   private refusing = false;
+  /** Called before each (non-upgrade) request is routed: tests change the store in between, as a racing writer would. */
+  beforeRoute: ((method: string, path: string) => void) | null = null;
   /** Pods being started (their containers may not exist yet): `stop()` waits for them. */
   private readonly starting = new Set<Promise<void>>();
   private readonly tls = servingCertificate();
@@ -164,6 +170,7 @@ export class KubernetesStandIn {
         const target = this.watchTarget(segments);
         if (target) return this.watch(res, target.store, target.namespace, url.searchParams);
       }
+      this.beforeRoute?.(req.method ?? 'GET', url.pathname);
       const answer = await this.route(req.method ?? 'GET', segments, url.searchParams, raw, req.headers);
       send(res, answer);
     } catch (error) {
@@ -187,6 +194,7 @@ export class KubernetesStandIn {
         return this.namespaces.has(ns) ? ok({ kind: 'Namespace', apiVersion: 'v1', metadata: { name: ns }, spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } }) : fail(namespaceNotFound(ns));
       }
       if (s[4] === 'pods') return this.routePods(method, ns, s.slice(5), query, raw, headers);
+      if (s[4] === 'secrets' && s.length <= 6) return this.routeSecrets(method, ns, s[5], query, raw, headers);
     }
     if (s[0] === 'apis' && s[1] === 'networking.k8s.io' && s[2] === 'v1' && s[3] === 'namespaces' && s[4] && s[5] === 'networkpolicies') {
       return this.routePolicies(method, s[4], s[6], query, raw, headers);
@@ -233,6 +241,8 @@ export class KubernetesStandIn {
       return { status: 201, body: created };
     }
     const stored = this.pods.add(created);
+    const pullSecrets = (spec as { imagePullSecrets?: { name?: string }[] }).imagePullSecrets ?? [];
+    this.imagePullSecrets.set(`${ns}/${name}`, pullSecrets.map((r) => r.name ?? ''));
     const starting = this.runPod(ns, name).finally(() => this.starting.delete(starting));
     this.starting.add(starting);
     return { status: 201, body: structuredClone(stored) };
@@ -316,6 +326,77 @@ export class KubernetesStandIn {
       this.pods.remove(ns, name);
     })();
     return answer;
+  }
+
+  /**
+   * Secrets: create (409 AlreadyExists), get, replace (PUT; 404 when absent, 409 Conflict on a stale
+   * `resourceVersion`), delete, list; `data` values must be base64, and a `kubernetes.io/dockerconfigjson`
+   * Secret needs `.dockerconfigjson` holding JSON (the API server's validation).
+   */
+  private routeSecrets(method: string, ns: string, name: string | undefined, query: URLSearchParams, raw: string, headers: IncomingHttpHeaders): Answer {
+    if (!this.namespaces.has(ns)) return fail(namespaceNotFound(ns));
+    if (!name && method === 'GET') return this.list(this.secrets, ns, query, headers, 'SecretList');
+    const dryRun = query.get('dryRun') === 'All';
+    if (!name && method === 'POST') {
+      const secret = parse(raw) as ApiObject | undefined;
+      const problem = this.secretProblem(secret, ns, secret?.metadata?.name);
+      if (problem) return fail(problem);
+      const secretName = secret!.metadata.name;
+      if (this.secrets.get(ns, secretName)) return fail(alreadyExists('secrets', secretName));
+      const object = secretObject(secret!, ns, undefined);
+      if (dryRun) return { status: 201, body: object };
+      return { status: 201, body: structuredClone(this.secrets.add(object)) };
+    }
+    if (!name) return fail(failure(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource'));
+    const current = this.secrets.get(ns, name);
+    if (method === 'GET') return current ? ok(withType(current, 'Secret', 'v1')) : fail(secretNotFound(name));
+    if (method === 'PUT') {
+      const secret = parse(raw) as ApiObject | undefined;
+      const problem = this.secretProblem(secret, ns, name);
+      if (problem) return fail(problem);
+      if (secret!.metadata.name !== name) return fail(failure(400, 'BadRequest', `the name of the object (${secret!.metadata.name}) does not match the name on the URL (${name})`));
+      if (!current) return fail(secretNotFound(name));
+      const expected = secret!.metadata.resourceVersion;
+      if (expected && expected !== current.metadata.resourceVersion) {
+        return fail(failure(409, 'Conflict', `Operation cannot be fulfilled on secrets "${name}": the object has been modified; please apply your changes to the latest version and try again`, { name, kind: 'secrets' }));
+      }
+      if ((current as { type?: string }).type !== ((secret as { type?: string }).type ?? 'Opaque')) {
+        return fail(invalid('secrets', name, [{ field: 'type', message: `Invalid value: "${String((secret as { type?: string }).type)}": field is immutable` }]));
+      }
+      const object = secretObject(secret!, ns, current);
+      if (dryRun) return ok(object);
+      return ok(structuredClone(this.secrets.update(object)));
+    }
+    if (method === 'DELETE') {
+      if (!current) return fail(secretNotFound(name));
+      if (!dryRun) this.secrets.remove(ns, name);
+      return ok({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name, kind: 'secrets', uid: current.metadata.uid } });
+    }
+    return fail(failure(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource'));
+  }
+
+  private secretProblem(secret: ApiObject | undefined, ns: string, name: string | undefined): ApiStatus | null {
+    if (!secret || typeof secret !== 'object' || !secret.metadata) return failure(400, 'BadRequest', 'the body of the request was in an unknown format');
+    if (secret.metadata.namespace && secret.metadata.namespace !== ns) {
+      return failure(400, 'BadRequest', 'the namespace of the provided object does not match the namespace sent on the request');
+    }
+    const causes: { field: string; message: string }[] = [];
+    if (!name) causes.push({ field: 'metadata.name', message: 'Required value: name or generateName is required' });
+    else if (!validDnsSubdomain(name)) causes.push({ field: 'metadata.name', message: `Invalid value: "${name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.'` });
+    const data = ((secret as { data?: Record<string, unknown> }).data ?? {});
+    for (const [key, value] of Object.entries(data)) {
+      if (typeof value !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(value) || value.length % 4 !== 0) {
+        causes.push({ field: `data[${key}]`, message: 'Invalid value: illegal base64 data' });
+      }
+    }
+    if ((secret as { type?: string }).type === 'kubernetes.io/dockerconfigjson') {
+      const document = data['.dockerconfigjson'];
+      if (typeof document !== 'string') causes.push({ field: 'data[.dockerconfigjson]', message: 'Required value' });
+      else if (parse(Buffer.from(document, 'base64').toString('utf8')) === undefined) {
+        causes.push({ field: 'data[.dockerconfigjson]', message: 'Invalid value: "<secret contents redacted>": invalid character in JSON' });
+      }
+    }
+    return causes.length > 0 ? invalid('secrets', name ?? '', causes) : null;
   }
 
   private routePolicies(method: string, ns: string, name: string | undefined, query: URLSearchParams, raw: string, headers: IncomingHttpHeaders): Answer {
@@ -470,6 +551,24 @@ function validatePod(name: string, pod: any): { field: string; message: string }
     causes.push({ field: 'spec.restartPolicy', message: `Unsupported value: "${pod.spec.restartPolicy}"` });
   }
   return causes;
+}
+
+/** A Secret as stored: type meta, `type` (default Opaque), the namespace; uid and creation kept across a replace. */
+function secretObject(secret: ApiObject, ns: string, current: ApiObject | undefined): ApiObject {
+  const { kind: _k, apiVersion: _a, metadata, ...rest } = secret;
+  return {
+    ...rest,
+    kind: 'Secret',
+    apiVersion: 'v1',
+    type: (secret as { type?: string }).type ?? 'Opaque',
+    metadata: {
+      ...metadata,
+      namespace: ns,
+      uid: current?.metadata.uid ?? '',
+      resourceVersion: current?.metadata.resourceVersion ?? '',
+      ...(current ? { creationTimestamp: current.metadata.creationTimestamp } : {}),
+    },
+  };
 }
 
 function qosClass(spec: PodSpecView): string {

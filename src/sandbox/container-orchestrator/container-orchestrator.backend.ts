@@ -1,15 +1,20 @@
 import { hostname } from 'node:os';
 import { ApiException, CoreV1Api, Exec, type KubeConfig, NetworkingV1Api, VersionApi } from '@kubernetes/client-node';
+import { scrubSecrets } from '../../common/secret-scrubber.js';
 import { withTimeout } from '../../common/with-timeout.js';
-import { SandboxBackendKind, type SandboxConfig } from '../../config/service-config.js';
+import { type RegistryAuth, SandboxBackendKind, type SandboxConfig } from '../../config/service-config.js';
 import type { ProbeResult, Sandbox, SandboxBackend, SandboxSpec } from '../sandbox-backend.js';
 import { SandboxLabel } from '../sandbox-backend.js';
 import { loadKubeConfig } from './kube-config.js';
 import { OrchestratorSandbox } from './orchestrator.sandbox.js';
-import { isolatedNetwork, noNetworkPolicy, podManifest, podName, RUN_ID_ANNOTATION, sandboxEnvironment } from './pod-manifest.js';
+import {
+  isolatedNetwork, noNetworkPolicy, podManifest, podName, pullCredentials, REGISTRY_SECRET, registrySecret, RUN_ID_ANNOTATION, sandboxEnvironment,
+} from './pod-manifest.js';
 import { waitForRunning } from './wait-for-pod.js';
 
 const PROBE_TIMEOUT_MS = 10_000;
+/** Create/replace rounds for the pull Secret when another writer keeps deleting or creating it in between. */
+const PULL_SECRET_ATTEMPTS = 3;
 
 export interface ContainerOrchestratorOptions {
   /** This server instance (the `pipeline-service/instance` label); default: the host name. */
@@ -33,6 +38,7 @@ export class ContainerOrchestratorBackend implements SandboxBackend {
   private readonly namespace: string;
   private readonly startTimeoutMs: number;
   private networkPolicyReady: Promise<void> | null = null;
+  private pullSecretReady: Promise<void> | null = null;
 
   constructor(private readonly config: SandboxConfig, options: ContainerOrchestratorOptions = {}) {
     try {
@@ -72,6 +78,7 @@ export class ContainerOrchestratorBackend implements SandboxBackend {
 
   async create(spec: SandboxSpec): Promise<Sandbox> {
     if (isolatedNetwork(this.config)) await this.ensureNoNetworkPolicy();
+    await this.ensurePullSecret();
     const name = podName(spec);
     const manifest = podManifest(spec, this.config, this.instance, name);
     const created = await this.api.core.createNamespacedPod({ namespace: this.namespace, body: manifest }).catch((error: unknown) => {
@@ -122,6 +129,44 @@ export class ContainerOrchestratorBackend implements SandboxBackend {
     );
     return this.networkPolicyReady;
   }
+
+  /**
+   * `sandbox.registry` with a password: the Secret `pipeline-service-registry` holds exactly these
+   * credentials (created, or replaced when there; once per backend instance, again after a
+   * failure). The password is scrubbed from any error.
+   */
+  private ensurePullSecret(): Promise<void> {
+    const registry = pullCredentials(this.config);
+    if (!registry) return Promise.resolve();
+    this.pullSecretReady ??= this.writePullSecret(registry).catch((error: unknown) => {
+      this.pullSecretReady = null;
+      const secrets = [registry.password];
+      const message = scrubSecrets(`sandbox.registry needs the image pull Secret ${REGISTRY_SECRET} in namespace ${this.namespace}: ${apiMessage(error)}`, secrets);
+      throw new Error(message);
+    });
+    return this.pullSecretReady;
+  }
+
+  /** Create; when it exists (409) replace; when it went away meanwhile (404) create again. */
+  private async writePullSecret(registry: RegistryAuth & { password: string }): Promise<void> {
+    const body = registrySecret(registry);
+    const race = (error: unknown, code: number) => error instanceof ApiException && error.code === code;
+    for (let attempt = 0; attempt < PULL_SECRET_ATTEMPTS; attempt++) {
+      try {
+        await this.api.core.createNamespacedSecret({ namespace: this.namespace, body });
+        return;
+      } catch (error) {
+        if (!race(error, 409)) throw error;
+      }
+      try {
+        await this.api.core.replaceNamespacedSecret({ name: REGISTRY_SECRET, namespace: this.namespace, body });
+        return;
+      } catch (error) {
+        if (!race(error, 404)) throw error;
+      }
+    }
+    throw new Error(`it was deleted and created again by another writer ${PULL_SECRET_ATTEMPTS} times in a row`);
+  }
 }
 
 function probeFailure(error: unknown, server: string, namespace: string): ProbeResult {
@@ -129,7 +174,7 @@ function probeFailure(error: unknown, server: string, namespace: string): ProbeR
     const message = apiMessage(error);
     if (error.code === 401) return { ok: false, reason: `the Kubernetes API server at ${server} refused the credentials: ${message}`, fixHint: 'renew the token or client certificate of sandbox.orchestrator.kubeconfig (or the service account)' };
     if (error.code === 403) {
-      return { ok: false, reason: `not allowed to create pods in namespace ${namespace}: ${message}`, fixHint: `grant the server's identity create/get/list/watch/delete on pods, create on pods/exec and networkpolicies in namespace ${namespace}` };
+      return { ok: false, reason: `not allowed to create pods in namespace ${namespace}: ${message}`, fixHint: `grant the server's identity create/get/list/watch/delete on pods, create on pods/exec and networkpolicies, create/update on secrets (sandbox.registry) in namespace ${namespace}` };
     }
     if (error.code === 404) return { ok: false, reason: `namespace ${namespace} was not found at ${server}: ${message}`, fixHint: `create the namespace (kubectl create namespace ${namespace}) or set sandbox.orchestrator.namespace` };
     return { ok: false, reason: `the Kubernetes API server at ${server} answered ${error.code}: ${message}`, fixHint: 'check the cluster and sandbox.orchestrator settings' };

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { V1NetworkPolicy, V1Pod } from '@kubernetes/client-node';
-import type { SandboxConfig } from '../../config/service-config.js';
+import type { V1NetworkPolicy, V1Pod, V1Secret } from '@kubernetes/client-node';
+import type { RegistryAuth, SandboxConfig } from '../../config/service-config.js';
 import { SandboxNetwork } from '../../config/service-config.js';
 import { SandboxLabel, type SandboxSpec } from '../sandbox-backend.js';
 
@@ -16,6 +16,9 @@ export const NETWORK_LABEL = 'pipeline-service/network';
 export const NO_NETWORK_POLICY = 'pipeline-service-sandbox-no-network';
 /** The run id as given (a label value may have had to be changed to be valid). */
 export const RUN_ID_ANNOTATION = 'pipeline-service/run-id';
+/** The `kubernetes.io/dockerconfigjson` Secret holding `sandbox.registry` (pods name it in `imagePullSecrets`). */
+export const REGISTRY_SECRET = 'pipeline-service-registry';
+export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
 
 /** Sleeps until told to stop, and stops at once on SIGTERM (so deletion does not wait a grace period). */
 const IDLE = 'trap "exit 0" TERM; while :; do sleep 3600 & wait $!; done';
@@ -67,6 +70,7 @@ export function podManifest(spec: SandboxSpec, config: SandboxConfig, instance: 
     [SandboxLabel.Instance]: labelValue(instance),
   };
   if (isolatedNetwork(config)) labels[NETWORK_LABEL] = SandboxNetwork.None;
+  const pullSecrets = pullCredentials(config) ? { imagePullSecrets: [{ name: REGISTRY_SECRET }] } : {};
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -78,6 +82,7 @@ export function podManifest(spec: SandboxSpec, config: SandboxConfig, instance: 
       terminationGracePeriodSeconds: 1,
       securityContext: { runAsNonRoot: true, runAsUser: uid, runAsGroup: gid, seccompProfile: { type: 'RuntimeDefault' } },
       volumes: [{ name: 'work', emptyDir: {} }, { name: 'home', emptyDir: {} }],
+      ...pullSecrets,
       containers: [{
         name: SANDBOX_CONTAINER,
         image: spec.image ?? config.image,
@@ -107,5 +112,28 @@ export function noNetworkPolicy(): V1NetworkPolicy {
     kind: 'NetworkPolicy',
     metadata: { name: NO_NETWORK_POLICY },
     spec: { podSelector: { matchLabels: { [NETWORK_LABEL]: SandboxNetwork.None } }, policyTypes: ['Ingress', 'Egress'], ingress: [], egress: [] },
+  };
+}
+
+/** `sandbox.registry` when images are pulled with credentials (a registry without a password pulls anonymously, as the engine backend does). */
+export function pullCredentials(config: SandboxConfig): (RegistryAuth & { password: string }) | null {
+  const registry = config.registry;
+  return registry && registry.password !== null ? { ...registry, password: registry.password } : null;
+}
+
+/**
+ * The image pull Secret for `sandbox.registry`: type `kubernetes.io/dockerconfigjson`, its
+ * `.dockerconfigjson` the `{"auths": {server: {username, password, auth}}}` document the kubelet reads.
+ */
+export function registrySecret(registry: RegistryAuth & { password: string }): V1Secret {
+  const { server, username, password } = registry;
+  const auth = Buffer.from(`${username}:${password}`).toString('base64');
+  const document = JSON.stringify({ auths: { [server]: { username, password, auth } } });
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: REGISTRY_SECRET, labels: { [MANAGED_BY_LABEL]: 'pipeline-service' } },
+    type: 'kubernetes.io/dockerconfigjson',
+    data: { '.dockerconfigjson': Buffer.from(document).toString('base64') },
   };
 }

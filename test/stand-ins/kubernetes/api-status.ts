@@ -18,6 +18,8 @@ export const unauthorized = (): ApiStatus => failure(401, 'Unauthorized', 'Unaut
 
 export const podNotFound = (name: string): ApiStatus => failure(404, 'NotFound', `pods "${name}" not found`, { name, kind: 'pods' });
 
+export const secretNotFound = (name: string): ApiStatus => failure(404, 'NotFound', `secrets "${name}" not found`, { name, kind: 'secrets' });
+
 export const namespaceNotFound = (namespace: string): ApiStatus =>
   failure(404, 'NotFound', `namespaces "${namespace}" not found`, { name: namespace, kind: 'namespaces' });
 

@@ -34,6 +34,7 @@ export const CORE_V1_RESOURCES = {
     { name: 'namespaces', singularName: 'namespace', namespaced: false, kind: 'Namespace', verbs: ['get', 'list'], shortNames: ['ns'] },
     resource('pods', 'Pod', ['create', 'delete', 'get', 'list', 'watch'], { singularName: 'pod', shortNames: ['po'], categories: ['all'] }),
     resource('pods/exec', 'PodExecOptions', ['create', 'get']),
+    resource('secrets', 'Secret', ['create', 'delete', 'get', 'list', 'update'], { singularName: 'secret' }),
   ],
 };
 
