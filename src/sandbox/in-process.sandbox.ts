@@ -1,10 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { rm } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { groupDeadline, signalGroup } from '../common/process-group.js';
+import { forEachOutputLine } from './output-lines.js';
 import { packDirectory } from './pack-directory.js';
-import { type ExecOptions, type ExecResult, OutputStream, type Sandbox } from './sandbox-backend.js';
+import type { ExecOptions, ExecResult, Sandbox } from './sandbox-backend.js';
 import { unpackInto } from './unpack-into.js';
 
 /** How long the output of an exited command may keep coming (a grandchild holding the pipe). */
@@ -51,15 +51,7 @@ export class InProcessSandbox implements Sandbox {
       const abort = () => signalGroup(child, 'SIGKILL');
       options.signal?.addEventListener('abort', abort, { once: true });
       if (options.signal?.aborted) abort();
-      const streams = [
-        { stream: OutputStream.Stdout, source: child.stdout },
-        { stream: OutputStream.Stderr, source: child.stderr },
-      ];
-      const drained = streams.map(({ stream, source }) => new Promise<void>((done) => {
-        const lines = createInterface({ input: source, crlfDelay: Number.POSITIVE_INFINITY });
-        lines.on('line', (line) => options.onLine(stream, line));
-        lines.on('close', () => done());
-      }));
+      const drained = forEachOutputLine(child.stdout, child.stderr, options.onLine);
       child.once('error', (error) => {
         deadline.clear();
         options.signal?.removeEventListener('abort', abort);
@@ -71,7 +63,7 @@ export class InProcessSandbox implements Sandbox {
         options.signal?.removeEventListener('abort', abort);
         this.running.delete(child);
         // Output of a killed group may never close if a grandchild keeps the pipe: bound the wait.
-        void Promise.race([Promise.all(drained), new Promise((done) => setTimeout(done, KILL_GRACE_MS))])
+        void Promise.race([drained, new Promise((done) => setTimeout(done, KILL_GRACE_MS))])
           .then(() => resolve({ exitCode: code, signal, timedOut: deadline.timedOut }));
       });
     });

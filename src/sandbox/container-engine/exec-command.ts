@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { createInterface } from 'node:readline';
 import { PassThrough } from 'node:stream';
 import type Docker from 'dockerode';
 import { type ExecOptions, type ExecResult, OutputStream } from '../sandbox-backend.js';
+import { armKillSwitch } from '../command-kill-switch.js';
+import { forEachOutputLine } from '../output-lines.js';
 
 /** How long the output of a killed command may keep coming before the result is given anyway. */
 const KILL_GRACE_MS = 2000;
@@ -50,30 +51,19 @@ export async function execCommand(target: ExecTarget, command: string, options: 
   const stream = await exec.start({ hijack: true, stdin: false });
   const drained = streamLines(target.docker, stream, options.onLine);
 
-  let killed = false;
-  let timedOut = false;
   let markKilled = () => undefined as void;
   const afterKill = new Promise<void>((done) => (markKilled = done)).then(() => sleep(KILL_GRACE_MS));
-  const kill = () => {
-    if (killed) return;
-    killed = true;
+  const kill = armKillSwitch(options, () => {
     markKilled();
     void killGroup(target, pidFile).catch(() => undefined);
-  };
-  const timer = setTimeout(() => {
-    timedOut = true;
-    kill();
-  }, options.timeoutMs);
-  options.signal?.addEventListener('abort', kill, { once: true });
-  if (options.signal?.aborted) kill();
+  });
   try {
     // Once killed, the output gets KILL_GRACE_MS more to end: a process that escaped the group may hold it.
     await Promise.race([drained, afterKill]);
   } finally {
-    clearTimeout(timer);
-    options.signal?.removeEventListener('abort', kill);
+    kill.disarm();
   }
-  if (killed) return { exitCode: null, signal: 'SIGKILL', timedOut };
+  if (kill.killed) return { exitCode: null, signal: 'SIGKILL', timedOut: kill.timedOut };
   return { exitCode: await exitCodeOf(exec), signal: null, timedOut: false };
 }
 
@@ -88,11 +78,7 @@ function streamLines(docker: Docker, stream: NodeJS.ReadWriteStream, onLine: Exe
   stream.once('end', end);
   stream.once('close', end);
   stream.once('error', end);
-  return Promise.all(outputs.map(({ name, through }) => new Promise<void>((done) => {
-    const lines = createInterface({ input: through, crlfDelay: Number.POSITIVE_INFINITY });
-    lines.on('line', (line) => onLine(name, line));
-    lines.on('close', () => done());
-  }))).then(() => undefined);
+  return forEachOutputLine(outputs[0]!.through, outputs[1]!.through, onLine);
 }
 
 function sleep(ms: number): Promise<void> {

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { createInterface } from 'node:readline';
 import { PassThrough, type Readable } from 'node:stream';
 import type { Exec } from '@kubernetes/client-node';
-import { type ExecOptions, type ExecResult, OutputStream, type Sandbox } from '../sandbox-backend.js';
+import type { ExecOptions, ExecResult, Sandbox } from '../sandbox-backend.js';
 import { KILL_SCRIPT, wrappedCommand } from './exec-wrapper.js';
 import { ExecLostError, execInPod } from './pod-exec.js';
 import { SANDBOX_WORKDIR } from './pod-manifest.js';
 import { checkedTreeArchive, relativeTreeArchive } from './tree-archive.js';
+import { armKillSwitch } from '../command-kill-switch.js';
+import { forEachOutputLine } from '../output-lines.js';
 
 /** How long a killed command's exec may take to report before it is given up on. */
 const KILL_GRACE_MS = 5000;
@@ -44,43 +45,25 @@ export class OrchestratorSandbox implements Sandbox {
     const execId = randomUUID();
     const stdout = new PassThrough();
     const stderr = new PassThrough();
-    const drained = [
-      { stream: OutputStream.Stdout, source: stdout },
-      { stream: OutputStream.Stderr, source: stderr },
-    ].map(({ stream, source }) => new Promise<void>((done) => {
-      const lines = createInterface({ input: source, crlfDelay: Number.POSITIVE_INFINITY });
-      lines.on('line', (line) => options.onLine(stream, line));
-      lines.on('close', () => done());
-    }));
+    const drained = forEachOutputLine(stdout, stderr, options.onLine);
     const argv = wrappedCommand(execId, this.workdir, { ...this.env, ...options.env }, command);
     const execution = await execInPod(this.execApi, this.target, argv, { stdout, stderr });
-    let timedOut = false;
-    let killed = false;
     let giveUp: NodeJS.Timeout | undefined;
-    const kill = () => {
-      if (killed) return;
-      killed = true;
+    const kill = armKillSwitch(options, () => {
       void this.killGroup(execId);
       giveUp = setTimeout(() => execution.close(), KILL_GRACE_MS);
-    };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      kill();
-    }, options.timeoutMs);
-    options.signal?.addEventListener('abort', kill, { once: true });
-    if (options.signal?.aborted) kill();
+    });
     try {
       const exitCode = await execution.exit;
-      await Promise.all(drained);
-      if (killed && exitCode === KILLED_EXIT) return { exitCode: null, signal: 'SIGKILL', timedOut };
-      return { exitCode, signal: null, timedOut };
+      await drained;
+      if (kill.killed && exitCode === KILLED_EXIT) return { exitCode: null, signal: 'SIGKILL', timedOut: kill.timedOut };
+      return { exitCode, signal: null, timedOut: kill.timedOut };
     } catch (error) {
-      if (error instanceof ExecLostError && (killed || this.destroyed)) return { exitCode: null, signal: 'SIGKILL', timedOut };
+      if (error instanceof ExecLostError && (kill.killed || this.destroyed)) return { exitCode: null, signal: 'SIGKILL', timedOut: kill.timedOut };
       throw error;
     } finally {
-      clearTimeout(timer);
+      kill.disarm();
       clearTimeout(giveUp);
-      options.signal?.removeEventListener('abort', kill);
     }
   }
 
