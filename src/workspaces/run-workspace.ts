@@ -5,7 +5,8 @@ import type { PullRequestHost, PullRequestRef } from '../platforms/pull-request-
 import type { Sandbox } from '../sandbox/sandbox-backend.js';
 import { gitCredentialFor } from './git/git-credential.js';
 import type { RepositoryWorkspaces } from './git/repository-workspaces.js';
-import type { PreparedTree, StagedChange } from './git/workspace-types.js';
+import type { HeadRefs } from './git/mirror-cache.js';
+import type { PreparedTree, StagedChange, WorkspaceSource } from './git/workspace-types.js';
 import { describeRepositoryFailure } from './publishing/publish-errors.js';
 import { type PublishedPullRequest, type RunFacts, commitMessage, pullRequestBody, titleOf, wipCommitMessage } from './publishing/publication-texts.js';
 import type { PullRequestRecord } from './publishing/pull-request-records.service.js';
@@ -65,6 +66,8 @@ export class RunWorkspace implements PipelineWorkspace {
   private readonly trees = new Map<Sandbox, Tree>();
   private readonly scratch: (PreparedTree | StagedChange)[] = [];
   private readonly baseBranches = new Map<string, Promise<string>>();
+  /** One fetch per repository per run: `imageFor` syncs the mirror, `prepare` uses what it answered. */
+  private readonly synced = new Map<string, Promise<HeadRefs>>();
 
   constructor(
     private readonly deps: RunWorkspaceDeps,
@@ -85,6 +88,17 @@ export class RunWorkspace implements PipelineWorkspace {
     return known;
   }
 
+  private headsOf(source: WorkspaceSource): Promise<HeadRefs> {
+    let heads = this.synced.get(source.repo.name);
+    if (!heads) {
+      heads = this.deps.git.sync(source);
+      this.synced.set(source.repo.name, heads);
+      // A failed fetch is not remembered: prepare tries again and reports what it meets.
+      heads.catch(() => this.synced.delete(source.repo.name));
+    }
+    return heads;
+  }
+
   /**
    * The toolchain image the tree's contexts name (before its sandbox exists, so a container
    * backend can start from it), or null: none names one, or the tree cannot be read yet (prepare
@@ -95,7 +109,8 @@ export class RunWorkspace implements PipelineWorkspace {
     if (!credential) return null;
     try {
       const baseBranch = await this.baseBranchOf(repo);
-      return await this.deps.git.contextImage({ repo, credential, workBranch: this.workBranch ?? baseBranch, baseBranch });
+      const source = { repo, credential, workBranch: this.workBranch ?? baseBranch, baseBranch };
+      return await this.deps.git.contextImage(source, await this.headsOf(source));
     } catch {
       return null;
     }
@@ -113,7 +128,8 @@ export class RunWorkspace implements PipelineWorkspace {
       return fail(describeRepositoryFailure(repo.name, 'reading the default branch', error));
     }
     try {
-      const prepared = await this.deps.git.prepare({ repo, credential, workBranch: this.workBranch ?? baseBranch, baseBranch }, sandbox);
+      const source = { repo, credential, workBranch: this.workBranch ?? baseBranch, baseBranch };
+      const prepared = await this.deps.git.prepare(source, sandbox, await this.headsOf(source));
       this.scratch.push(prepared);
       this.trees.set(sandbox, { repo, prepared, baseBranch });
       const from = prepared.resumed ? `work branch ${prepared.startBranch} (resuming the previous run's work)` : `branch ${prepared.startBranch}`;

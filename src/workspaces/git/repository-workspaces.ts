@@ -7,7 +7,7 @@ import type { FileAdditions } from './added-lines.js';
 import { GitCli, GitCommandFailure } from './git-command.js';
 import { DEFAULT_GIT_PATH } from './git-environment.js';
 import { workspaceErrorFrom } from './git-failure.js';
-import { MIRROR_CONFIG, MirrorCache } from './mirror-cache.js';
+import { type HeadRefs, MIRROR_CONFIG, MirrorCache } from './mirror-cache.js';
 import { cloneUrlOf } from './repository-url.js';
 import { ScratchRepository } from './scratch-repository.js';
 import { WorkspaceError, WorkspaceErrorKind } from './workspace-error.js';
@@ -73,10 +73,18 @@ export class RepositoryWorkspaces {
    * Syncs the mirror and streams the start commit's tree into the sandbox: the work branch when
    * the remote has it (resume), else the base branch. No checkout on the server.
    */
-  async prepare(source: WorkspaceSource, sandbox: Sandbox): Promise<PreparedTree> {
+  /**
+   * Brings the repository's mirror up to date with its remote and answers its branches' tips;
+   * hand them to `contextImage` and `prepare` so one fetch serves both.
+   */
+  async sync(source: WorkspaceSource): Promise<HeadRefs> {
     await this.ready();
-    const { repo, credential, workBranch, baseBranch } = source;
-    const heads = await this.mirrors.sync(repo, credential);
+    return this.mirrors.sync(source.repo, source.credential);
+  }
+
+  async prepare(source: WorkspaceSource, sandbox: Sandbox, synced?: HeadRefs): Promise<PreparedTree> {
+    const { repo, workBranch, baseBranch } = source;
+    const heads = synced ?? await this.sync(source);
     const resumed = heads.has(workBranch);
     const startBranch = resumed ? workBranch : baseBranch;
     const commit = heads.get(startBranch);
@@ -106,9 +114,8 @@ export class RepositoryWorkspaces {
    * that has one), read from the mirror without a checkout; null when none does. The tree is the
    * work branch when the remote has it, else the base branch, as `prepare` takes it.
    */
-  async contextImage(source: WorkspaceSource): Promise<string | null> {
-    await this.ready();
-    const heads = await this.mirrors.sync(source.repo, source.credential);
+  async contextImage(source: WorkspaceSource, synced?: HeadRefs): Promise<string | null> {
+    const heads = synced ?? await this.sync(source);
     const commit = heads.get(source.workBranch) ?? heads.get(source.baseBranch);
     if (!commit) return null;
     const options = { variables: { GIT_DIR: this.mirrors.pathFor(source.repo) }, config: MIRROR_CONFIG, timeoutMs: this.localTimeoutMs };
