@@ -6,6 +6,7 @@ import { buildContextsBrief } from '../../agent/prompt/contexts-brief.js';
 import { systemPromptFor } from '../../agent/prompt/system-prompts.js';
 import { buildTaskPrompt } from '../../agent/prompt/task-prompt.js';
 import { buildTicketBrief } from '../../agent/prompt/ticket-brief.js';
+import { clipText } from '../../common/clip-text.js';
 import { scrubSecrets } from '../../common/secret-scrubber.js';
 import { type RepositoryContext, contextsGate, readRepositoryContexts } from '../contexts/index.js';
 import type { Pipeline, PipelineStep, RunSandbox, StepContext, StepResult } from '../pipeline.js';
@@ -175,9 +176,9 @@ function repairMessage(failure: Extract<CommandsOutcome, { ok: false }>, secrets
   ].join('\n');
 }
 
+/** On one line and at most 300 characters: it becomes the run's error and the ticket's comment. */
 function oneLine(text: string): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > 300 ? `${line.slice(0, 299)}…` : line;
+  return clipText(text.replace(/\s+/g, ' ').trim(), 300);
 }
 
 /**
