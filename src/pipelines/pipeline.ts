@@ -13,6 +13,38 @@ export interface RunSandbox {
   sandbox: Sandbox;
   /** Its tree came from the work branch, which carries an earlier run's work (set by the workspace). */
   resumed?: boolean;
+  /** The commit its tree came from, readable on the server (set by the workspace; absent without one). */
+  committed?: CommittedTree;
+}
+
+/** A git command reading the server's copy of a repository, its output left for the caller to stream. */
+export interface GitOutput {
+  stdout: NodeJS.ReadableStream;
+  /** Resolves when git exited 0, rejects otherwise. */
+  done: Promise<void>;
+  /** Ends git when the caller stops reading; harmless once it has exited. */
+  stop(): void;
+}
+
+/**
+ * Read-only access to the commit a sandbox's tree was taken from, in the server's mirror of the
+ * repository (never inside the sandbox, which has no `.git` and no credential): deterministic
+ * scanners read the tree and its history through it (`git grep <commit>`, `git log -p <commit>`).
+ */
+export interface CommittedTree {
+  /** The repository's name in the project. */
+  repo: string;
+  commit: string;
+  /** Runs a read-only git command (argument array, no shell) against the mirror. */
+  git(args: readonly string[]): GitOutput;
+}
+
+/**
+ * Where a run keeps its outputs beyond events (security-scan's SARIF and markdown report):
+ * served by `GET /api/runs/:id/artifacts` and `…/artifacts/:name`. Saving a name again replaces it.
+ */
+export interface RunArtifactSink {
+  save(name: string, mediaType: string, content: string): Promise<void>;
 }
 
 /** States of one step of a run (recorded in `run_steps`, shown in the Run's `steps`). */
@@ -31,6 +63,8 @@ export interface StepContext {
   deadline: number;
   /** Fires when the run is stopped from outside (cancel, shutdown): long waits (a model call) end at once. */
   signal: AbortSignal;
+  /** The run's artifact store (the server's; absent in `pipeline-service run`, which prints instead). */
+  artifacts?: RunArtifactSink;
 }
 
 /**
