@@ -1,7 +1,7 @@
 import type { ProjectConfig, RepoConfig } from '../config/service-config.js';
 import { SandboxState } from '../database/entities/run-sandbox.entity.js';
 import type { SandboxBackend } from '../sandbox/sandbox-backend.js';
-import type { Pipeline, PipelineWorkspace, RunEventSink, RunSandbox, StepObserver, StepResult } from './pipeline.js';
+import type { Pipeline, PipelineWorkspace, RunArtifactSink, RunEventSink, RunSandbox, StepObserver, StepResult } from './pipeline.js';
 import { RunEventKind } from './run-event-kind.js';
 import { type RunIdentity, runEnvironment, sandboxName, sandboxPlan } from './run-environment.js';
 import type { StepRunner } from './step-runner.js';
@@ -21,6 +21,8 @@ export interface PipelineExecutionInput {
   workspace?: PipelineWorkspace;
   /** Fires when the run is stopped from outside; handed to every step. */
   signal?: AbortSignal;
+  /** Where the steps keep the run's artifacts (the server's store); absent in `pipeline-service run`. */
+  artifacts?: RunArtifactSink;
 }
 
 /**
@@ -55,7 +57,7 @@ export async function executePipeline(input: PipelineExecutionInput): Promise<St
         entry.resumed = prepared.resumed === true;
       }
     }
-    const result = await input.runner.run(input.pipeline, { runId: run.runId, sandboxes, events, signal: input.signal }, input.onStep);
+    const result = await input.runner.run(input.pipeline, { runId: run.runId, sandboxes, events, signal: input.signal, artifacts: input.artifacts }, input.onStep);
     return workspace ? await workspace.finish(result, sandboxes) : result;
   } finally {
     await input.workspace?.release();

@@ -6,7 +6,10 @@ export class StepRunner {
   async run(pipeline: Pipeline, context: Omit<StepContext, 'deadline' | 'pipeline' | 'signal'> & { signal?: AbortSignal }, onStep?: StepObserver): Promise<StepResult> {
     const { events, runId, sandboxes } = context;
     const signal = context.signal ?? new AbortController().signal;
-    const full: StepContext = { runId, sandboxes, events, pipeline: pipeline.name, deadline: Date.now() + pipeline.timeoutMs, signal };
+    const full: StepContext = {
+      runId, sandboxes, events, pipeline: pipeline.name, deadline: Date.now() + pipeline.timeoutMs, signal,
+      ...(context.artifacts ? { artifacts: context.artifacts } : {}),
+    };
     // A step record that cannot be written is not a reason to fail the run: the events still say it.
     const note = (index: number, name: string, state: StepState) => onStep?.(index + 1, name, state).catch(() => undefined);
     // The last summary a step gave (the agent's account of its work) describes the run best.

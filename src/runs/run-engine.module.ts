@@ -4,6 +4,7 @@ import { MetricsRegistryModule } from '../metrics/metrics-registry.module.js';
 import { PipelinesModule } from '../pipelines/pipelines.module.js';
 import { WorkspacesModule } from '../workspaces/workspaces.module.js';
 import { RunChangesModule } from './changes/run-changes.module.js';
+import { RunArtifactsModule } from './run-artifacts.module.js';
 import { CapacityQueueService } from './capacity/capacity-queue.service.js';
 import { RunControlChannel } from './control/run-control-channel.service.js';
 import { RunStopWatcher } from './control/run-stop-watcher.service.js';
@@ -24,7 +25,7 @@ import { StaleJobDetectorService } from './stale-job-detector.service.js';
  * that stops runs cancelled anywhere. Needs RunQueueModule and TicketsModule.
  */
 @Module({
-  imports: [LeaderModule, PipelinesModule, MetricsRegistryModule, RunChangesModule, WorkspacesModule],
+  imports: [LeaderModule, PipelinesModule, MetricsRegistryModule, RunChangesModule, WorkspacesModule, RunArtifactsModule],
   providers: [
     RunRecordsService, RunFeedPublisher, RunEventsService, HeartbeatService, CapacityQueueService,
     RunExecutorService, RunConsumerService, StaleJobDetectorService, ReconcilerService, RunRetentionService, HousekeepingService,

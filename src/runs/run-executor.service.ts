@@ -17,6 +17,7 @@ import { CapacityQueueService } from './capacity/capacity-queue.service.js';
 import { exceedsCapacity } from './capacity/footprint.js';
 import { HeartbeatService } from './heartbeat.service.js';
 import type { PipelineRequest } from './pipeline-request.js';
+import { RunArtifactsService } from './run-artifacts.service.js';
 import type { RunEventWriter } from './run-event-writer.js';
 import { RunEventsService } from './run-events.service.js';
 import { RunRecordsService } from './run-records.service.js';
@@ -73,6 +74,7 @@ export class RunExecutorService {
     @Inject(SANDBOX_BACKEND) private readonly backend: SandboxBackend,
     private readonly metrics: MetricsService,
     private readonly workspaces: WorkspacesService,
+    private readonly artifacts: RunArtifactsService,
   ) {
     heartbeat.onSilence((silentMs) => void this.stopRuns(
       `stopped: no heartbeat reached the store or the database for ${Math.round(silentMs / 1000)} s, so the ticket may be claimed again elsewhere`));
@@ -198,6 +200,7 @@ export class RunExecutorService {
         onStep: (position, name, state) => this.records.noteStep(request.runId, position, name, state),
         workspace: this.workspaces.forRun(request, events),
         signal: abort.signal,
+        artifacts: this.artifacts.sinkFor(request.runId),
       });
     } catch (error) {
       result = { ok: false, error: `run crashed: ${(error as Error).message}` };

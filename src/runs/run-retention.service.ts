@@ -29,7 +29,7 @@ const FINISHED_STATES: readonly RunState[] = [RunState.Succeeded, RunState.Faile
 /**
  * One batch: the oldest finished runs past the window (index `runs_finished_at`), skipping rows
  * another transaction holds (a run being deleted by hand waits for the next pass). Their events,
- * sandboxes, steps and ticket comments go by cascade; tickets and pull requests keep their rows
+ * sandboxes, steps, artifacts and ticket comments go by cascade; tickets and pull requests keep their rows
  * with `run_id` cleared.
  */
 const DELETE_BATCH_SQL = `

@@ -1,3 +1,4 @@
+import { RunArtifactEntity } from './run-artifact.entity.js';
 import { RunEventEntity } from './run-event.entity.js';
 import { RunSandboxEntity } from './run-sandbox.entity.js';
 import { RunEntity } from './run.entity.js';
@@ -5,4 +6,4 @@ import { TicketCommentEntity } from './ticket-comment.entity.js';
 import { TicketEntity } from './ticket.entity.js';
 
 /** Every entity the data source knows. A module adding a table adds its entity here. */
-export const ENTITIES = [TicketEntity, RunEntity, RunEventEntity, RunSandboxEntity, TicketCommentEntity];
+export const ENTITIES = [TicketEntity, RunEntity, RunEventEntity, RunSandboxEntity, TicketCommentEntity, RunArtifactEntity];
