@@ -1,17 +1,19 @@
 import { Module } from '@nestjs/common';
 import { RunControlModule } from '../runs/control/run-control.module.js';
 import { RunResourceModule } from '../runs/resource/run-resource.module.js';
+import { RunArtifactsModule } from '../runs/run-artifacts.module.js';
 import { PullRequestsController } from './pull-requests.controller.js';
 import { PullRequestsReader } from './pull-requests.reader.js';
+import { RunArtifactsController } from './run-artifacts.controller.js';
 import { RunControlController } from './run-control.controller.js';
 import { RunEventsReader } from './run-events.reader.js';
 import { RunStatisticsService } from './run-statistics.service.js';
 import { RunsController } from './runs.controller.js';
 
-/** The guarded REST API for runs, their events, statistics and pull requests, and run control. */
+/** The guarded REST API for runs, their events, artifacts, statistics and pull requests, and run control. */
 @Module({
-  imports: [RunResourceModule, RunControlModule],
-  controllers: [RunsController, RunControlController, PullRequestsController],
+  imports: [RunResourceModule, RunControlModule, RunArtifactsModule],
+  controllers: [RunsController, RunArtifactsController, RunControlController, PullRequestsController],
   providers: [RunEventsReader, RunStatisticsService, PullRequestsReader],
 })
 export class DashboardModule {}

@@ -38,6 +38,7 @@ describe('the refusal of every guarded route', () => {
   it('walks the run routes of this release', () => {
     const names = guarded.map((r) => `${r.method} ${r.nestPath}`);
     for (const expected of ['get /api/runs', 'get /api/runs/:id', 'get /api/runs/:id/events', 'get /api/runs/statistics', 'get /api/pull-requests',
+      'get /api/runs/:id/artifacts', 'get /api/runs/:id/artifacts/:name',
       'post /api/runs/:id/cancel', 'post /api/runs/:id/retry', 'delete /api/runs/:id', 'delete /api/runs']) {
       expect(names).toContain(expected);
     }
@@ -48,6 +49,7 @@ describe('the refusal of every guarded route', () => {
       'get /api/identity': ['identity.read'],
       'get /api/runs': ['runs.read'], 'get /api/runs/:id': ['runs.read'], 'get /api/runs/:id/events': ['runs.read'],
       'get /api/runs/statistics': ['runs.read'], 'get /api/pull-requests': ['runs.read'],
+      'get /api/runs/:id/artifacts': ['runs.read'], 'get /api/runs/:id/artifacts/:name': ['runs.read'],
       'post /api/runs/:id/cancel': ['runs.control'], 'post /api/runs/:id/retry': ['runs.control'],
       'delete /api/runs/:id': ['runs.delete'], 'delete /api/runs': ['runs.delete'],
       'post /api/projects/:name/init': ['projects.init'],

@@ -8,6 +8,7 @@ import { RunEventsReader } from '../../src/dashboard/run-events.reader.js';
 import { RunStatisticsService } from '../../src/dashboard/run-statistics.service.js';
 import { DatabaseService } from '../../src/database/database.service.js';
 import { RunReaderService } from '../../src/runs/resource/run-reader.service.js';
+import { RunArtifactsService } from '../../src/runs/run-artifacts.service.js';
 import { eventually } from '../support/eventually.js';
 import { type Route, routesOf } from '../support/registered-routes.js';
 import { type Schema, schemaViolations } from '../support/schema-conformance.js';
@@ -162,7 +163,7 @@ describe('the documented answers are the answers given', () => {
     await eventually(async () => ((await database_.open()).state === 'ready' ? true : undefined), 20_000, 'database ready');
   });
 
-  it('the run, its page, its events, the statistics and the pull requests (as the controllers return them)', async () => {
+  it('the run, its page, its events, the statistics, the pull requests and the artifacts (as the controllers return them)', async () => {
     const run = await app.get(RunReaderService).get(runId);
     expect(run?.steps.at(-1)?.finishedAt).toBeNull();
     expect(run?.pullRequests).toHaveLength(1);
@@ -171,6 +172,8 @@ describe('the documented answers are the answers given', () => {
     conforms('/api/runs/{id}/events', 'get', '200', await app.get(RunEventsReader).page(runId, 0, 500));
     conforms('/api/runs/statistics', 'get', '200', await app.get(RunStatisticsService).compute({}));
     conforms('/api/pull-requests', 'get', '200', await app.get(PullRequestsReader).list({}, 50, 0));
+    await app.get(RunArtifactsService).save(runId, 'report.sarif', 'application/sarif+json', '{}');
+    conforms('/api/runs/{id}/artifacts', 'get', '200', { items: await app.get(RunArtifactsService).list(runId) });
   });
 
   it('health, readiness, findings and the 401 body (over HTTP)', async () => {
