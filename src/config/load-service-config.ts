@@ -7,9 +7,10 @@ import { ConfigReader, type Location, emptyMap, isPlainObject } from './config-r
 import { AUTH_ENV_VARIABLES, type AuthEnvField, type ServiceEnvironment } from './environment.js';
 import { checkAgentReadiness, readAgent } from './agent-config.reader.js';
 import { readProject } from './project-config.reader.js';
+import { readSecurityScan } from './security-scan-config.reader.js';
 import { parseCpu, parseMemory } from './quantities.js';
 import {
-  type AuthConfig, type CapacityConfig, type CommandPipelineConfig, type GitConfig, type ProjectConfig, DEFAULT_AGENT, DEFAULT_AUTH_CLAIMS, DEFAULT_GIT, DEFAULT_QUEUE, DEFAULT_SANDBOX,
+  type AuthConfig, type CapacityConfig, type CommandPipelineConfig, type GitConfig, type ProjectConfig, DEFAULT_AGENT, DEFAULT_AUTH_CLAIMS, DEFAULT_GIT, DEFAULT_QUEUE, DEFAULT_SANDBOX, DEFAULT_SECURITY_SCAN,
   PublishMode,
   type QueueConfig, SandboxBackendKind, type SandboxConfig, SandboxNetwork, type ServiceConfig, defaultServiceConfig,
 } from './service-config.js';
@@ -22,7 +23,7 @@ export interface LoadedConfig {
   file: { path: string; present: boolean };
 }
 
-const ROOT_KEYS = ['auth', 'webhooks', 'secrets', 'queue', 'pipelines', 'capacity', 'sandbox', 'projects', 'observation_retention_days', 'metrics', 'runs', 'git', 'agent'];
+const ROOT_KEYS = ['auth', 'webhooks', 'secrets', 'queue', 'pipelines', 'capacity', 'sandbox', 'projects', 'observation_retention_days', 'metrics', 'runs', 'git', 'agent', 'security_scan'];
 
 /** Loads the bootstrap file with the environment. Never throws: every problem is a finding. */
 export function loadServiceConfig(env: ServiceEnvironment, configPath = env.configPath): LoadedConfig {
@@ -74,10 +75,11 @@ export function buildConfig(raw: unknown, env: ServiceEnvironment, findings: Fin
   config.runs = { retention_days: r.integer(runs.retention_days, { path: 'runs.retention_days' }, 90, 1) };
   config.git = readGit(r, root.git);
   config.agent = readAgent(r, { path: 'agent' }, root.agent, DEFAULT_AGENT);
+  config.security_scan = readSecurityScan(r, { path: 'security_scan' }, root.security_scan, DEFAULT_SECURITY_SCAN);
   config.projects = emptyMap<ProjectConfig>();
   const projects = r.block(root.projects, { path: 'projects' }, Object.keys(isPlainObject(root.projects) ? root.projects : {}));
   for (const [name, value] of Object.entries(projects)) {
-    const project = readProject(r, name, value, config.agent);
+    const project = readProject(r, name, value, config.agent, config.security_scan);
     if (project) config.projects[name] = project;
   }
   checkPipelineReferences(r, config);

@@ -1,9 +1,10 @@
 import { ALL_PLATFORMS, Platform, isPlatform, triggerKeyOf } from '../platforms/platform.js';
 import type { ConfigReader, Location } from './config-reader.js';
 import { readAgent } from './agent-config.reader.js';
-import type { AgentConfig, PrCommandsConfig, ProjectConfig, RepoConfig, TriggerConfig } from './service-config.js';
+import { readSecurityScan } from './security-scan-config.reader.js';
+import type { AgentConfig, PrCommandsConfig, ProjectConfig, RepoConfig, SecurityScanConfig, TriggerConfig } from './service-config.js';
 
-const PROJECT_KEYS = ['tracker', 'repos', 'pr_commands', 'agent', ...ALL_PLATFORMS.map(triggerKeyOf)];
+const PROJECT_KEYS = ['tracker', 'repos', 'pr_commands', 'agent', 'security_scan', ...ALL_PLATFORMS.map(triggerKeyOf)];
 const REPO_KEYS = ['name', 'platform', 'url', 'api_url', 'path_prefix', 'auth_secret', 'branch'];
 const TRIGGER_KEYS = [
   'trigger_statuses', 'pipeline_from_label', 'default_pipeline', 'done_status', 'comment_keyword',
@@ -12,8 +13,13 @@ const TRIGGER_KEYS = [
 ];
 const PR_COMMAND_KEYS = ['enabled', 'require_member', 'allowed_pipelines'];
 
-/** One project; null when it cannot be routed at all (no valid tracker). */
-export function readProject(r: ConfigReader, name: string, raw: unknown, baseAgent: AgentConfig): ProjectConfig | null {
+/**
+ * One project; null when it cannot be routed at all (no valid tracker). `baseAgent`,
+ * `baseSecurityScan`: the top-level blocks the project's own keys are laid over.
+ */
+export function readProject(
+  r: ConfigReader, name: string, raw: unknown, baseAgent: AgentConfig, baseSecurityScan: SecurityScanConfig,
+): ProjectConfig | null {
   const where: Location = { project: name, path: `projects.${name}` };
   const block = r.block(raw, where, PROJECT_KEYS);
   const trackerRaw = r.string(block.tracker, r.at(where, 'tracker'));
@@ -33,6 +39,7 @@ export function readProject(r: ConfigReader, name: string, raw: unknown, baseAge
     triggers,
     pr_commands: readPrCommands(r, r.at(where, 'pr_commands'), block.pr_commands),
     agent: readAgent(r, r.at(where, 'agent'), block.agent, baseAgent),
+    security_scan: readSecurityScan(r, r.at(where, 'security_scan'), block.security_scan, baseSecurityScan),
   };
 }
 

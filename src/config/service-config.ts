@@ -1,3 +1,4 @@
+import { FindingSeverity } from '../agent/agent-types.js';
 import type { Platform } from '../platforms/platform.js';
 
 /**
@@ -197,6 +198,23 @@ export interface ProjectConfig {
   pr_commands: PrCommandsConfig;
   /** The top-level `agent:` with this project's own `agent:` keys laid over it. */
   agent: AgentConfig;
+  /**
+   * The top-level `security_scan:` with this project's own keys laid over it (always set by the
+   * loader; a configuration built by hand may leave it out, and then the top-level one holds).
+   * Read it through `failThresholdFor`.
+   */
+  security_scan?: SecurityScanConfig;
+}
+
+/** `security_scan.fail_on`: a finding severity, or `none` (a scan never fails on its findings). */
+export const NO_FAIL_THRESHOLD = 'none';
+export type FailThreshold = FindingSeverity | typeof NO_FAIL_THRESHOLD;
+/** Every value `fail_on` accepts, most severe first. */
+export const FAIL_THRESHOLDS: readonly FailThreshold[] = [...Object.values(FindingSeverity), NO_FAIL_THRESHOLD];
+
+/** The `security-scan` pipeline's verdict: the run fails when any finding is at or above `fail_on`. */
+export interface SecurityScanConfig {
+  fail_on: FailThreshold;
 }
 
 export interface ServiceConfig {
@@ -215,6 +233,8 @@ export interface ServiceConfig {
   runs: RunsConfig;
   git: GitConfig;
   agent: AgentConfig;
+  /** The top-level `security_scan:` block; a project's own keys override it (ProjectConfig.security_scan). */
+  security_scan: SecurityScanConfig;
 }
 
 export interface MetricsConfig {
@@ -266,6 +286,8 @@ export const DEFAULT_AGENT: AgentConfig = {
   requests_per_minute: 60,
 };
 
+export const DEFAULT_SECURITY_SCAN: SecurityScanConfig = { fail_on: FindingSeverity.High };
+
 export const DEFAULT_GIT: GitConfig = { author_name: 'pipeline-service', author_email: 'pipeline-service@users.noreply.localhost' };
 
 export const DEFAULT_AUTH_CLAIMS = { role_claim: 'roles', group_claim: 'groups', name_claim: 'sub' } as const;
@@ -285,5 +307,6 @@ export function defaultServiceConfig(): ServiceConfig {
     runs: { retention_days: 90 },
     git: { ...DEFAULT_GIT },
     agent: { ...DEFAULT_AGENT },
+    security_scan: { ...DEFAULT_SECURITY_SCAN },
   };
 }
