@@ -7,8 +7,8 @@ import type { ServiceEnvironment } from '../config/environment.js';
 import { PublishMode, type ProjectConfig, type ServiceConfig } from '../config/service-config.js';
 import type { BuiltInRun } from '../pipelines/pipeline-catalog.js';
 import type { PipelineWorkspace, RunEventSink } from '../pipelines/pipeline.js';
-import { readTicketText } from '../pipelines/code/ticket-text.js';
-import { pullRequestHostFor } from '../platforms/pull-request-hosts.js';
+import { readTicketText } from '../pipelines/agent-run/ticket-text.js';
+import { pullRequestHostFor, pullRequestReviewsFor } from '../platforms/pull-request-hosts.js';
 import { DEFAULT_LABEL_PROJECTION_OPTIONS } from '../tickets/label-projection/label-projection.options.js';
 import { projectTrackerOf } from '../tickets/label-projection/project-tracker.factory.js';
 import { RepositoryWorkspaces } from '../workspaces/git/repository-workspaces.js';
@@ -48,6 +48,12 @@ export function cliBuiltInRun(config: ServiceConfig, env: ServiceEnvironment, ru
         if (!client) throw new Error(`project ${run.project.name}: its tracker cannot be reached with the configuration`);
         return readTicketText(client, run.ticket);
       },
+      reviewsFor: (repo) => pullRequestReviewsFor(repo),
+      commentOnTicket: async (body) => {
+        if (run.ticket === null) return;
+        if (!client) throw new Error(`project ${run.project.name}: its tracker cannot be reached with the configuration`);
+        await client.postComment(run.ticket, body);
+      },
     },
   };
 }
@@ -65,6 +71,7 @@ export function cliWorkspace(config: ServiceConfig, env: ServiceEnvironment, run
     {
       git: new RepositoryWorkspaces({ dataDir: resolve(env.dataDir) }),
       hostFor: (repo) => pullRequestHostFor(repo),
+      reviewsFor: (repo) => pullRequestReviewsFor(repo),
       record: async (input) => out(`-- pull request: ${input.repo} ${input.pullRequest.url}`),
       openForTicket: async () => [],
       ticketFacts: async () => {
@@ -75,6 +82,7 @@ export function cliWorkspace(config: ServiceConfig, env: ServiceEnvironment, run
       identity: config.git,
       secrets: collectSecrets(config, env),
     },
-    { runId: run.runId, project: run.project.name, ticket: run.ticket, pipeline: run.pipeline, publishes, requiresChange: run.pipeline === BuiltInPipeline.Code, events },
+    { runId: run.runId, project: run.project.name, ticket: run.ticket, pipeline: run.pipeline, publishes, requiresChange: run.pipeline === BuiltInPipeline.Code,
+      onTicketPullRequests: run.pipeline === BuiltInPipeline.PrReview, events },
   );
 }

@@ -3,10 +3,11 @@ import type { AgentUsage } from '../agent/agent-types.js';
 import type { ProviderGate } from '../agent/provider-gate.js';
 import { collectSecrets } from '../common/secret-scrubber.js';
 import { ConfigService } from '../config/config.service.js';
-import { DEFAULT_AGENT } from '../config/service-config.js';
+import { DEFAULT_AGENT, type RepoConfig } from '../config/service-config.js';
+import type { PullRequestReviews } from '../platforms/pull-request-review.js';
 import type { Platform } from '../platforms/platform.js';
 import { ProjectTrackerFactory } from '../tickets/label-projection/project-tracker.factory.js';
-import { readTicketText } from './code/ticket-text.js';
+import { readTicketText } from './agent-run/ticket-text.js';
 import type { Pipeline } from './pipeline.js';
 import { resolvePipeline } from './pipeline-catalog.js';
 import { PROVIDER_GATE } from './pipeline.tokens.js';
@@ -19,6 +20,8 @@ export interface CatalogRun {
   ticket: string | null;
   /** Keeps the run record's usage up to date. */
   noteUsage(usage: AgentUsage): Promise<void>;
+  /** The review side of a repository's host (the workspaces' clients). */
+  reviewsFor?(repo: RepoConfig): PullRequestReviews;
 }
 
 /**
@@ -45,6 +48,13 @@ export class PipelineCatalogService {
         secrets: collectSecrets(config, this.config.env),
         gate: this.gate,
         noteUsage: run.noteUsage,
+        reviewsFor: run.reviewsFor,
+        commentOnTicket: async (body) => {
+          if (run.ticket === null) return;
+          const tracker = this.trackers.forProject(run.project, run.platform);
+          if ('unconfigured' in tracker) throw new Error(`the ticket cannot be commented on: ${tracker.unconfigured}`);
+          await tracker.client.postComment(run.ticket, body);
+        },
         ticketText: async () => {
           if (run.ticket === null) return null;
           const tracker = this.trackers.forProject(run.project, run.platform);

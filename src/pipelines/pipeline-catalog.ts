@@ -1,8 +1,9 @@
 import { BUILT_IN_PIPELINES, BuiltInPipeline } from '../common/pipeline-name.js';
 import { agentsRefusedBy } from '../config/agent-config.reader.js';
 import type { ServiceConfig } from '../config/service-config.js';
-import type { AgentRunSupport } from './code/agent-support.js';
+import type { AgentRunSupport } from './agent-run/agent-support.js';
 import { codePipeline } from './code/code-pipeline.js';
+import { prReviewPipeline } from './review/pr-review-pipeline.js';
 import { CommandStep } from './command.step.js';
 import type { Pipeline } from './pipeline.js';
 import { UnavailableStep } from './unavailable.step.js';
@@ -19,23 +20,30 @@ export interface BuiltInRun {
 
 /**
  * The pipeline a name stands for: a configured command pipeline (`pipelines:`), or a built-in.
- * `code` needs the run's agent support; without it (or for a built-in this release does not
- * have yet: `security-scan`, `pr-review`) a run fails at once saying why.
+ * The agent pipelines (`code`, `pr-review`, `security-scan`) need the run's agent support;
+ * without it a run fails at once saying why.
  */
 export function resolvePipeline(config: ServiceConfig, name: string, run?: BuiltInRun): Pipeline {
   const configured = config.pipelines[name];
   if (configured) {
     return { name, steps: configured.commands.map((c) => new CommandStep(c)), timeoutMs: configured.timeout_seconds * 1000 };
   }
-  if (name === BuiltInPipeline.Code && run) {
+  const builder = run ? AGENT_PIPELINES[name] : undefined;
+  if (builder && run) {
     if (agentsRefusedBy(config.sandbox)) return unavailable(name, AGENTS_REFUSED);
-    return codePipeline(run.support, run.project, run.ticket);
+    return builder(config, run);
   }
   const reason = BUILT_IN_PIPELINES.includes(name)
     ? `pipeline ${name} is not available in this release`
     : `pipeline ${name} is not configured (no built-in and no entry under pipelines:)`;
   return unavailable(name, reason);
 }
+
+/** The built-in pipelines that drive a model, by name. */
+const AGENT_PIPELINES: Readonly<Record<string, (config: ServiceConfig, run: BuiltInRun) => Pipeline>> = {
+  [BuiltInPipeline.Code]: (_, run) => codePipeline(run.support, run.project, run.ticket),
+  [BuiltInPipeline.PrReview]: (_, run) => prReviewPipeline(run.support, run.project),
+};
 
 /** Why an agent pipeline does not start on the in-process backend (one line: it is the run's error and the ticket's comment). */
 export const AGENTS_REFUSED = 'agent pipelines do not run on the in-process sandbox backend, which is no isolation from the server\'s host: configure container-engine or container-orchestrator (or sandbox.allow_agents_in_process: true, for development only)';

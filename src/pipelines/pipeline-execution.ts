@@ -34,7 +34,13 @@ export async function executePipeline(input: PipelineExecutionInput): Promise<St
   const note = input.onSandbox ?? (async () => undefined);
   const sandboxes: RunSandbox[] = [];
   try {
-    for (const repo of sandboxPlan(input.project)) {
+    let plan = sandboxPlan(input.project);
+    if (input.workspace?.select && input.project) {
+      const selected = await input.workspace.select(input.project.repos);
+      if (!selected.ok) return selected;
+      plan = selected.repos;
+    }
+    for (const repo of plan) {
       const name = sandboxName(repo);
       await note(repo, SandboxState.Creating);
       try {
@@ -55,6 +61,8 @@ export async function executePipeline(input: PipelineExecutionInput): Promise<St
         const prepared = await workspace.prepare(entry.repo, entry.sandbox);
         if (!prepared.ok) return prepared;
         entry.resumed = prepared.resumed === true;
+        if (prepared.committed) entry.committed = prepared.committed;
+        if (prepared.pullRequest) entry.pullRequest = prepared.pullRequest;
       }
     }
     const result = await input.runner.run(input.pipeline, { runId: run.runId, sandboxes, events, signal: input.signal, artifacts: input.artifacts }, input.onStep);

@@ -1,4 +1,5 @@
 import type { RepoConfig } from '../config/service-config.js';
+import type { PullRequestState } from '../platforms/pull-request-review.js';
 import type { Sandbox } from '../sandbox/sandbox-backend.js';
 import type { RunEventKind } from './run-event-kind.js';
 
@@ -15,6 +16,8 @@ export interface RunSandbox {
   resumed?: boolean;
   /** The commit its tree came from, readable on the server (set by the workspace; absent without one). */
   committed?: CommittedTree;
+  /** The pull request its tree is the head of (pull-request runs, ticket-triggered `pr-review`). */
+  pullRequest?: PullRequestState;
 }
 
 /** A git command reading the server's copy of a repository, its output left for the caller to stream. */
@@ -86,16 +89,25 @@ export interface Pipeline {
   readonly timeoutMs: number;
 }
 
+/** What preparing a sandbox's tree answered: the facts the steps may read about it. */
+export type PreparedSandbox = StepResult & Pick<RunSandbox, 'resumed' | 'committed' | 'pullRequest'>;
+
 /**
  * The run's repositories on the server's side (workspaces module): each sandbox gets its
  * repository's tree before the first step; after the steps what changed is published (or, for a
  * failed run, pushed as work in progress). Optional: `pipeline-service run` has none.
  */
 export interface PipelineWorkspace {
+  /**
+   * The repositories the run works on, out of the project's (all of them unless it says
+   * otherwise): a pull-request run has its pull request's repository only. A failure ends the
+   * run before any sandbox exists.
+   */
+  select?(repos: readonly RepoConfig[]): Promise<{ ok: true; repos: RepoConfig[] } | { ok: false; error: string }>;
   /** The toolchain image the repository's contexts name, asked before its sandbox is created (null: the default). */
   imageFor?(repo: RepoConfig): Promise<string | null>;
   /** Gives a repository's sandbox its tree; a failure ends the run before any step. */
-  prepare(repo: RepoConfig, sandbox: Sandbox): Promise<StepResult & { resumed?: boolean }>;
+  prepare(repo: RepoConfig, sandbox: Sandbox): Promise<PreparedSandbox>;
   /** After the steps, while the sandboxes still exist: may turn a success into a failure (a refused push). */
   finish(result: StepResult, sandboxes: readonly RunSandbox[]): Promise<StepResult>;
   /** Removes the server-side scratch state however the run ended; never throws. */

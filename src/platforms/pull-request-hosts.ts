@@ -26,3 +26,8 @@ export function pullRequestHostFor(repo: RepoConfig, http?: TrackerHttpOptions):
       return AzureDevOpsPullRequestsClient.fromConfig(repo, http);
   }
 }
+
+/** TEMPORARY until the review clients land (same session): refuses. */
+export function pullRequestReviewsFor(repo: RepoConfig, _http?: TrackerHttpOptions): import('./pull-request-review.js').PullRequestReviews {
+  throw refusal(repo.platform, repo.name, 'pull-request reviews are not available yet', null);
+}

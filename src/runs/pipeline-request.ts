@@ -12,7 +12,20 @@ export interface PipelineRequest {
   runId: string;
   platform: Platform;
   project: string;
-  /** null for a pull-request command without a ticket. */
+  /** null for a run that targets a pull request (`target`) instead of a ticket. */
   ticket: string | null;
   pipeline: string;
+  /** The pull request a ticket-less run works on (label trigger, pull-request command); absent for ticket runs. */
+  target?: PullRequestTarget | null;
+}
+
+/**
+ * A pull request as a run's target: the project's repository that hosts it and its number. The
+ * run reads the rest (head, base, fork or not) from the host when it starts, so a request queued
+ * for a while still works on the pull request as it is then.
+ */
+export interface PullRequestTarget {
+  /** The repository's `name` in the project. */
+  repo: string;
+  number: number;
 }

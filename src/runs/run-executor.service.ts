@@ -192,7 +192,11 @@ export class RunExecutorService {
       result = await executePipeline({
         run: request,
         project: this.config.config.projects[request.project] ?? null,
-        pipeline: this.catalog.resolve(request.pipeline, { ...request, noteUsage: (usage) => this.records.noteUsage(request.runId, usage) }),
+        pipeline: this.catalog.resolve(request.pipeline, {
+          ...request,
+          noteUsage: (usage) => this.records.noteUsage(request.runId, usage),
+          reviewsFor: (repo) => this.workspaces.reviewsFor(repo),
+        }),
         backend: this.tracked(request.runId),
         runner: this.runner,
         events,

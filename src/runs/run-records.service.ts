@@ -7,7 +7,7 @@ import { LIVE_RUN_STATES, RunState } from '../database/entities/run.entity.js';
 import type { Platform } from '../platforms/platform.js';
 import type { StepState } from '../pipelines/pipeline.js';
 import { RunChangeNotifier } from './changes/run-change-notifier.js';
-import type { PipelineRequest } from './pipeline-request.js';
+import type { PipelineRequest, PullRequestTarget } from './pipeline-request.js';
 
 /** The columns of a run the engine works with. */
 export interface RunRow {
@@ -139,12 +139,12 @@ export class RunRecordsService {
 
   /** Queued runs (their tickets are Enqueued) older than `graceSeconds`, with whether their heartbeat is fresh. */
   async queued(graceSeconds: number, ttlSeconds: number): Promise<(PipelineRequest & { fresh: boolean })[]> {
-    const rows: { id: string; platform: Platform; project: string; ticket: string | null; pipeline: string; fresh: boolean }[] =
+    const rows: { id: string; platform: Platform; project: string; ticket: string | null; pipeline: string; target: PullRequestTarget | null; fresh: boolean }[] =
       await this.db.dataSource.query(
-        `SELECT id, platform, project, ticket, pipeline,
+        `SELECT id, platform, project, ticket, pipeline, target,
            COALESCE(heartbeat_at > now() - make_interval(secs => $2), false) AS fresh
          FROM runs WHERE state = 'queued' AND created_at < now() - make_interval(secs => $1) ORDER BY queue_seq`,
         [graceSeconds, ttlSeconds]);
-    return rows.map((r) => ({ runId: r.id, platform: r.platform, project: r.project, ticket: r.ticket, pipeline: r.pipeline, fresh: r.fresh }));
+    return rows.map((r) => ({ runId: r.id, platform: r.platform, project: r.project, ticket: r.ticket, pipeline: r.pipeline, target: r.target, fresh: r.fresh }));
   }
 }

@@ -7,12 +7,14 @@ import { INGRESS } from '../platforms/ingress-registry.js';
 import { detectPlatform } from '../platforms/platform-detection.js';
 import type { Platform } from '../platforms/platform.js';
 import { signatureAccepted } from '../platforms/webhook-signature.js';
+import { PullRequestRunsService, type PullRequestRunRequest, describeTarget } from '../runs/pull-request-runs.service.js';
 import { StoreUnavailableError } from '../store/lock.service.js';
 import { ClaimService } from '../tickets/claim.service.js';
 import { type TicketKey, describeTicket } from '../tickets/ticket-key.js';
 import { DeliveryDedupeService, deliveryFingerprint } from './delivery-dedupe.service.js';
 import { resolveProject } from './project-resolver.js';
 import { type TriggerLogEntry, TriggerLogService } from './trigger-log.service.js';
+import { decideLabelTrigger } from './label-trigger.js';
 import { decideTrigger } from './trigger-decision.js';
 import { type WebhookAnswer, answer } from './webhook-answer.js';
 import { MalformedBody } from './webhook-body-parser.js';
@@ -39,6 +41,7 @@ export class WebhookService {
   constructor(
     private readonly config: ConfigService,
     private readonly claims: ClaimService,
+    private readonly pullRequestRuns: PullRequestRunsService,
     private readonly dedupe: DeliveryDedupeService,
     private readonly triggerLog: TriggerLogService,
     private readonly metrics: MetricsService,
@@ -88,14 +91,22 @@ export class WebhookService {
       if (fingerprint !== null) await this.dedupe.settle(platform, fingerprint, judged.answer).catch(() => undefined);
       return log(judged.entry, judged.answer);
     }
-    const [entry, result, repeatAnswer] = await this.claim(judged.key, judged.pipeline, base);
+    const [entry, result, repeatAnswer] = 'run' in judged
+      ? await this.startPullRequestRun(judged.run, base)
+      : await this.claim(judged.key, judged.pipeline, base);
     if (fingerprint !== null) await this.dedupe.settle(platform, fingerprint, repeatAnswer).catch(() => undefined);
     return log(entry, result);
   }
 
   /** The decision, without I/O: an answer now (filtered, rejected), or the claim to make. */
   private judge(event: InboundEvent, projectName: string | null, base: Logged):
-    { entry: Logged; answer: WebhookAnswer } | { key: TicketKey; pipeline: string } {
+    { entry: Logged; answer: WebhookAnswer } | { key: TicketKey; pipeline: string } | { run: PullRequestRunRequest } {
+    if (event.kind === 'pr-labeled') {
+      const decision = decideLabelTrigger(event, projectName ? this.config.config.projects[projectName] ?? null : null);
+      if (decision.verdict === 'filtered') return { entry: { ...base, outcome: 'filtered', reason: decision.reason }, answer: answer.filtered(decision.reason) };
+      if (decision.verdict === 'rejected') return { entry: { ...base, outcome: 'Rejected', reason: decision.reason }, answer: answer.rejected(decision.reason) };
+      return { run: { platform: event.platform, project: projectName as string, target: decision.target, pipeline: decision.pipeline } };
+    }
     if (event.kind !== 'ticket') {
       const reason = event.kind === 'ignored' ? (event.reason ?? 'ignored') : `${event.kind} events start nothing in this release`;
       return { entry: { ...base, outcome: 'filtered', reason }, answer: answer.filtered(reason) };
@@ -136,6 +147,32 @@ export class WebhookService {
       // Never Nest's JSON 500, never a delivery missing from the trigger log.
       const message = (error as Error).message;
       this.logger.error(`claim of ${describeTicket(key)} failed unexpectedly: ${(error as Error).stack ?? message}`);
+      return [{ ...base, outcome: 'Failed', reason: message }, answer.claimFailed(message), null];
+    }
+  }
+
+  /** The label trigger's run of a pull request, told like a claim (the pull request stands for the ticket). */
+  private async startPullRequestRun(run: PullRequestRunRequest, base: Logged): Promise<[Logged, WebhookAnswer, WebhookAnswer | null]> {
+    const subject = `${run.target.repo}#${run.target.number}`;
+    try {
+      const started = await this.pullRequestRuns.start(run);
+      switch (started.outcome) {
+        case 'Claimed':
+          return [{ ...base, outcome: 'Claimed', reason: `${run.pipeline} of ${subject}` }, answer.accepted(subject, run.project), answer.alreadyClaimed(subject)];
+        case 'AlreadyClaimed': {
+          const result = answer.alreadyClaimed(subject);
+          return [{ ...base, outcome: 'AlreadyClaimed', reason: `a ${run.pipeline} run of ${subject} is live` }, result, result];
+        }
+        case 'Failed':
+          return [{ ...base, outcome: 'Failed', reason: started.error }, answer.claimFailed(started.error), null];
+      }
+    } catch (error) {
+      if (error instanceof StoreUnavailableError) {
+        this.logger.warn(`skipped ${describeTarget(run)}: ${error.message}; the platform will redeliver`);
+        return [{ ...base, outcome: 'skipped', reason: 'store-unavailable' }, answer.storeUnavailable(), null];
+      }
+      const message = (error as Error).message;
+      this.logger.error(`run of ${describeTarget(run)} failed to start: ${(error as Error).stack ?? message}`);
       return [{ ...base, outcome: 'Failed', reason: message }, answer.claimFailed(message), null];
     }
   }

@@ -1,7 +1,9 @@
 import type { GitConfig, RepoConfig } from '../config/service-config.js';
-import type { PipelineWorkspace, RunEventSink, RunSandbox, StepResult } from '../pipelines/pipeline.js';
+import type { PipelineWorkspace, PreparedSandbox, RunEventSink, RunSandbox, StepResult } from '../pipelines/pipeline.js';
 import { RunEventKind } from '../pipelines/run-event-kind.js';
 import type { PullRequestHost, PullRequestRef } from '../platforms/pull-request-host.js';
+import type { PullRequestReviews, PullRequestState } from '../platforms/pull-request-review.js';
+import type { PullRequestTarget } from '../runs/pipeline-request.js';
 import type { Sandbox } from '../sandbox/sandbox-backend.js';
 import { gitCredentialFor } from './git/git-credential.js';
 import type { RepositoryWorkspaces } from './git/repository-workspaces.js';
@@ -17,6 +19,8 @@ import { workBranchName } from './work-branch.js';
 export interface RunWorkspaceDeps {
   git: RepositoryWorkspaces;
   hostFor(repo: RepoConfig): PullRequestHost;
+  /** The host's review side (pull-request runs read their pull request through it). */
+  reviewsFor(repo: RepoConfig): PullRequestReviews;
   record(input: PullRequestRecord): Promise<void>;
   /** The ticket's open pull requests as recorded (every run's, every repository's). */
   openForTicket(project: string, ticket: string): Promise<PublishedPullRequest[]>;
@@ -36,6 +40,10 @@ export interface RunWorkspaceInput {
   publishes: boolean;
   /** A run that changes nothing (and resumes nothing) has failed its purpose (`code`). */
   requiresChange?: boolean;
+  /** The pull request a ticket-less run works on: its repository only, its head as the tree. */
+  target?: PullRequestTarget | null;
+  /** A ticket run that works on the ticket's open pull requests (`pr-review`): the repositories that have one, each at its head. */
+  onTicketPullRequests?: boolean;
   events: RunEventSink;
 }
 
@@ -68,6 +76,8 @@ export class RunWorkspace implements PipelineWorkspace {
   private readonly baseBranches = new Map<string, Promise<string>>();
   /** One fetch per repository per run: `imageFor` syncs the mirror, `prepare` uses what it answered. */
   private readonly synced = new Map<string, Promise<HeadRefs>>();
+  /** The pull request each selected repository's tree is the head of (pull-request runs). */
+  private readonly pulls = new Map<string, PullRequestState>();
 
   constructor(
     private readonly deps: RunWorkspaceDeps,
@@ -116,7 +126,51 @@ export class RunWorkspace implements PipelineWorkspace {
     }
   }
 
-  async prepare(repo: RepoConfig, sandbox: Sandbox): Promise<StepResult & { resumed?: boolean }> {
+  async select(repos: readonly RepoConfig[]): Promise<{ ok: true; repos: RepoConfig[] } | { ok: false; error: string }> {
+    const fail = (error: string) => ({ ok: false, error }) as const;
+    const { target } = this.run;
+    if (target) {
+      const repo = repos.find((r) => r.name === target.repo);
+      if (!repo) return fail(`repository ${target.repo} is no longer declared in project ${this.run.project}`);
+      const read = await this.readPullRequest(repo, target.number);
+      if ('error' in read) return fail(read.error);
+      return { ok: true, repos: [repo] };
+    }
+    if (!this.run.onTicketPullRequests || this.workBranch === null) return { ok: true, repos: [...repos] };
+    const selected: RepoConfig[] = [];
+    const problems: string[] = [];
+    for (const repo of repos) {
+      try {
+        const open = await this.deps.hostFor(repo).findOpen(this.workBranch, await this.baseBranchOf(repo));
+        if (!open) continue;
+        const read = await this.readPullRequest(repo, open.number);
+        if ('error' in read) problems.push(read.error);
+        else selected.push(repo);
+      } catch (error) {
+        problems.push(describeRepositoryFailure(repo.name, `finding the open pull request of ${this.workBranch}`, error));
+      }
+    }
+    if (problems.length > 0) return fail(joinErrors(null, problems));
+    if (selected.length === 0) {
+      return fail(`ticket ${this.run.ticket} has no open pull request of branch ${this.workBranch} in any repository of project ${this.run.project}, so there is nothing to ${this.run.pipeline}`);
+    }
+    return { ok: true, repos: selected };
+  }
+
+  /** Reads an open pull request for the run (remembered for `prepare`), or says why it cannot be worked on. */
+  private async readPullRequest(repo: RepoConfig, number: number): Promise<{ state: PullRequestState } | { error: string }> {
+    let state: PullRequestState;
+    try {
+      state = await this.deps.reviewsFor(repo).read(number);
+    } catch (error) {
+      return { error: describeRepositoryFailure(repo.name, `reading pull request #${number}`, error) };
+    }
+    if (state.state !== 'open') return { error: `pull request #${number} of ${repo.name} is ${state.state}: there is nothing to ${this.run.pipeline}` };
+    this.pulls.set(repo.name, state);
+    return { state };
+  }
+
+  async prepare(repo: RepoConfig, sandbox: Sandbox): Promise<PreparedSandbox> {
     const credential = gitCredentialFor(repo);
     if (!credential) {
       return fail(`repository ${repo.name} has no auth_secret: the server cannot fetch its tree; set auth_secret for it in project ${this.run.project}`);
@@ -129,15 +183,30 @@ export class RunWorkspace implements PipelineWorkspace {
     }
     try {
       const source = { repo, credential, workBranch: this.workBranch ?? baseBranch, baseBranch };
-      const prepared = await this.deps.git.prepare(source, sandbox, await this.headsOf(source));
+      const heads = await this.headsOf(source);
+      const pull = this.pulls.get(repo.name);
+      const pinned = pull ? await this.pullRequestStart(source, heads, pull) : undefined;
+      const prepared = await this.deps.git.prepare(source, sandbox, heads, pinned);
       this.scratch.push(prepared);
       this.trees.set(sandbox, { repo, prepared, baseBranch });
-      const from = prepared.resumed ? `work branch ${prepared.startBranch} (resuming the previous run's work)` : `branch ${prepared.startBranch}`;
+      const from = prepared.resumed ? `work branch ${prepared.startBranch} (resuming the previous run's work)` : pull ? prepared.startBranch : `branch ${prepared.startBranch}`;
       this.run.events.emit(RunEventKind.Workspace, sandbox.name, `${repo.name}: tree of ${from} at ${prepared.commit.slice(0, 12)}`);
-      return { ok: true, resumed: prepared.resumed };
+      return { ok: true, resumed: prepared.resumed, committed: this.deps.git.committedTree(repo, prepared.commit), ...(pull ? { pullRequest: pull } : {}) };
     } catch (error) {
       return fail(describeRepositoryFailure(repo.name, 'fetching the tree', error));
     }
+  }
+
+  /**
+   * A pull request's head: the branch tip the sync brought when the head lives in this repository
+   * and still is the commit the host named, else the ref the base repository keeps for it (a
+   * fork's head, or a head pushed since the sync). A fork's tree is read like any other; nothing
+   * is ever pushed for it.
+   */
+  private async pullRequestStart(source: WorkspaceSource, heads: HeadRefs, pull: PullRequestState): Promise<{ branch: string; commit: string }> {
+    const label = `pull request #${pull.number} (${pull.sameRepository ? pull.head : `fork head ${pull.head}`})`;
+    if (pull.sameRepository && heads.get(pull.head) === pull.headSha) return { branch: label, commit: pull.headSha };
+    return { branch: label, commit: await this.deps.git.fetchRef(source, pull.fetchRef) };
   }
 
   async finish(result: StepResult, sandboxes: readonly RunSandbox[]): Promise<StepResult> {

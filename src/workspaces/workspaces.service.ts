@@ -7,7 +7,9 @@ import { PublishMode, type RepoConfig } from '../config/service-config.js';
 import type { PipelineWorkspace, RunEventSink } from '../pipelines/pipeline.js';
 import type { Platform } from '../platforms/platform.js';
 import type { PullRequestHost } from '../platforms/pull-request-host.js';
-import { pullRequestHostFor } from '../platforms/pull-request-hosts.js';
+import { pullRequestHostFor, pullRequestReviewsFor } from '../platforms/pull-request-hosts.js';
+import type { PullRequestReviews } from '../platforms/pull-request-review.js';
+import type { PullRequestTarget } from '../runs/pipeline-request.js';
 import { ProjectTrackerFactory } from '../tickets/label-projection/project-tracker.factory.js';
 import { collectSecrets } from '../common/secret-scrubber.js';
 import { RepositoryWorkspaces } from './git/repository-workspaces.js';
@@ -25,6 +27,7 @@ export interface WorkspaceRun {
   project: string;
   ticket: string | null;
   pipeline: string;
+  target?: PullRequestTarget | null;
 }
 
 /**
@@ -79,6 +82,11 @@ export class WorkspacesService implements OnModuleInit {
     return pullRequestHostFor(repo, this.options.http);
   }
 
+  /** The review side of a repository's host (pull-request runs, `pr-review`), with the module's HTTP behaviour. */
+  reviewsFor(repo: RepoConfig): PullRequestReviews {
+    return pullRequestReviewsFor(repo, this.options.http);
+  }
+
   /** The run's workspace, or undefined when its project declares no repositories. */
   forRun(run: WorkspaceRun, events: RunEventSink): PipelineWorkspace | undefined {
     const { config } = this.config;
@@ -88,13 +96,15 @@ export class WorkspacesService implements OnModuleInit {
       {
         git: this.git,
         hostFor: (repo: RepoConfig) => this.hostFor(repo),
+        reviewsFor: (repo: RepoConfig) => this.reviewsFor(repo),
         record: (input) => this.records.record(input),
         openForTicket: (project, ticket) => this.records.openForTicket(project, ticket),
         ticketFacts: () => this.ticketFacts(run),
         identity: config.git,
         secrets: collectSecrets(config, this.config.env),
       },
-      { runId: run.runId, project: run.project, ticket: run.ticket, pipeline: run.pipeline, publishes: this.publishes(run.pipeline), requiresChange: run.pipeline === BuiltInPipeline.Code, events },
+      { runId: run.runId, project: run.project, ticket: run.ticket, pipeline: run.pipeline, publishes: this.publishes(run.pipeline), requiresChange: run.pipeline === BuiltInPipeline.Code,
+        target: run.target ?? null, onTicketPullRequests: run.pipeline === BuiltInPipeline.PrReview, events },
     );
   }
 

@@ -19,6 +19,8 @@ export class RunEntity {
   @Column({ type: 'text' }) project: string;
   @Column({ type: 'text', nullable: true }) ticket: string | null;
   @Column({ type: 'text' }) pipeline: string;
+  /** The pull request a ticket-less run targets (migration 0011). */
+  @Column({ type: 'jsonb', nullable: true }) target: { repo: string; number: number } | null;
   @Column({ type: 'text' }) state: RunState;
   @Column({ type: 'timestamptz', name: 'created_at' }) createdAt: Date;
   @Column({ type: 'timestamptz', name: 'started_at', nullable: true }) startedAt: Date | null;

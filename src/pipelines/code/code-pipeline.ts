@@ -1,19 +1,17 @@
-import { type AgentOutcome, type AgentSession, type AgentTree, AgentToolset } from '../../agent/agent-types.js';
-import { loadAgentRuntime } from '../../agent/agent-runtime.js';
-import { providerGateKey } from '../../agent/provider-gate.js';
+import { type AgentOutcome, type AgentSession, AgentToolset } from '../../agent/agent-types.js';
 import { cutOutput } from '../../agent/output-cut.js';
 import { buildContextsBrief } from '../../agent/prompt/contexts-brief.js';
-import { systemPromptFor } from '../../agent/prompt/system-prompts.js';
 import { buildTaskPrompt } from '../../agent/prompt/task-prompt.js';
 import { buildTicketBrief } from '../../agent/prompt/ticket-brief.js';
 import { clipText } from '../../common/clip-text.js';
 import { scrubSecrets } from '../../common/secret-scrubber.js';
-import { type RepositoryContext, contextsGate, readRepositoryContexts } from '../contexts/index.js';
+import { AgentRun, agentTrees } from '../agent-run/agent-session.js';
+import { ContextsGateStep } from '../agent-run/contexts-gate.step.js';
+import type { RepositoryContext } from '../contexts/index.js';
 import type { Pipeline, PipelineStep, RunSandbox, StepContext, StepResult } from '../pipeline.js';
 import { RunEventKind } from '../run-event-kind.js';
-import type { AgentRunSupport } from './agent-support.js';
-import { agentEventsObserver } from './agent-events.js';
-import { type CommandsOutcome, type ContextCommands, contextLabel, runContextCommands } from './context-commands.js';
+import type { AgentRunSupport } from '../agent-run/agent-support.js';
+import { type CommandsOutcome, type ContextCommands, runContextCommands } from './context-commands.js';
 
 /** Setup, build and test around two agent steps (work and one repair round) get this much on top. */
 const COMMANDS_ALLOWANCE_MS = 60 * 60_000;
@@ -26,7 +24,11 @@ class CodeRun {
   session: AgentSession | null = null;
   summary: string | null = null;
 
-  constructor(readonly support: AgentRunSupport, readonly project: string, readonly ticket: string | null) {}
+  readonly agent: AgentRun;
+
+  constructor(readonly support: AgentRunSupport, readonly project: string, readonly ticket: string | null, pipeline: string) {
+    this.agent = new AgentRun(support, pipeline);
+  }
 
   sandboxFor(sandboxes: readonly RunSandbox[], repo: string | null): RunSandbox {
     const found = sandboxes.find((s) => (s.repo?.name ?? null) === repo);
@@ -37,24 +39,6 @@ class CodeRun {
   commands(phase: ContextCommands['phase']): ContextCommands[] {
     return this.contexts.map((c) => ({ repo: c.repo, context: c.name, path: c.path, phase, commands: c[phase] }))
       .filter((set) => set.commands.length > 0);
-  }
-}
-
-/** Before any model call: every repository has complete contexts, or the run fails naming what is missing. */
-class ContextsGateStep implements PipelineStep {
-  readonly name = 'contexts';
-  constructor(private readonly state: CodeRun) {}
-
-  async run(context: StepContext): Promise<StepResult> {
-    const found = await Promise.all(context.sandboxes.map(({ repo, sandbox }) => readRepositoryContexts(sandbox, repo?.name ?? null)));
-    const gate = contextsGate(found, { project: this.state.project });
-    if (!gate.ok) {
-      for (const line of gate.details) context.events.emit(RunEventKind.Agent, null, line);
-      return { ok: false, error: gate.error };
-    }
-    this.state.contexts = gate.contexts;
-    context.events.emit(RunEventKind.Agent, null, `contexts: ${gate.contexts.map((c) => contextLabel({ repo: c.repo, context: c.name })).join(', ')}`);
-    return { ok: true };
   }
 }
 
@@ -79,7 +63,7 @@ class AgentStep implements PipelineStep {
 
   async run(context: StepContext): Promise<StepResult> {
     const { support } = this.state;
-    const trees: AgentTree[] = context.sandboxes.map(({ repo, sandbox }) => ({ prefix: context.sandboxes.length > 1 ? repo?.name ?? null : null, sandbox }));
+    const trees = agentTrees(context.sandboxes);
     const ticket = await support.ticketText();
     const ticketBrief = ticket
       ? buildTicketBrief({ ticketId: ticket.ticket, platform: ticket.platform, title: ticket.title, description: ticket.description, comments: ticket.comments, secrets: support.secrets })
@@ -91,27 +75,7 @@ class AgentStep implements PipelineStep {
       trees: trees.map((t) => ({ prefix: t.prefix })),
       resumed: context.sandboxes.some((s) => s.resumed === true),
     });
-    const { agent } = support;
-    const { createAgentSession, languageModelFor } = await loadAgentRuntime();
-    const session = createAgentSession({
-      model: languageModelFor(agent, { fetch: support.fetch }),
-      modelLabel: `${agent.provider}/${agent.model}`,
-      system: await systemPromptFor(this.pipeline),
-      trees,
-      toolset: AgentToolset.Code,
-      limits: {
-        maxSteps: agent.max_steps,
-        maxTokens: agent.max_tokens,
-        maxCostUsd: agent.prices ? agent.max_cost_usd : null,
-        stepTimeoutMs: Math.min(agent.step_timeout_seconds * 1000, Math.max(0, context.deadline - Date.now())),
-      },
-      prices: agent.prices,
-      observer: agentEventsObserver(context.events, support.secrets, support.noteUsage),
-      signal: context.signal,
-      secrets: support.secrets,
-      gate: support.gate,
-      gateKey: providerGateKey(agent),
-    });
+    const session = await this.state.agent.session(context, AgentToolset.Code, trees);
     this.state.session = session;
     return endedAgentStep(this.state, await session.send(scrubSecrets(prompt, support.secrets)), context);
   }
@@ -186,10 +150,10 @@ function oneLine(text: string): string {
  * workspace prepares the trees before and publishes (or pushes the wip commit) after.
  */
 export function codePipeline(support: AgentRunSupport, project: string, ticket: string | null, name = 'code'): Pipeline {
-  const run = new CodeRun(support, project, ticket);
+  const run = new CodeRun(support, project, ticket, name);
   return {
     name,
-    steps: [new ContextsGateStep(run), new SetupStep(run), new AgentStep(run, name), new VerifyStep(run)],
+    steps: [new ContextsGateStep(project, (contexts) => { run.contexts = contexts; }), new SetupStep(run), new AgentStep(run, name), new VerifyStep(run)],
     timeoutMs: 2 * support.agent.step_timeout_seconds * 1000 + COMMANDS_ALLOWANCE_MS,
   };
 }

@@ -36,6 +36,12 @@ export interface RunPullRequestView {
   state: PullRequestState;
 }
 
+/** The pull request a ticket-less run targets (label trigger, pull-request commands). */
+export interface RunTargetView {
+  repo: string;
+  number: number;
+}
+
 /** The run resource of the contract (`GET /api/runs`, `GET /api/runs/:id`, hub `run.changed`). */
 export interface Run {
   id: string;
@@ -52,4 +58,6 @@ export interface Run {
   steps: RunStepView[];
   usage: RunUsage;
   pullRequests: RunPullRequestView[];
+  /** The pull request the run works on when it has no ticket; null for ticket runs. */
+  target: RunTargetView | null;
 }

@@ -10,7 +10,7 @@ import type { PullRequestState, Run } from './run-resource.js';
  */
 export const RUN_COLUMNS = `
   r.id, r.project, r.ticket, r.platform, r.pipeline, r.state, r.created_at, r.started_at, r.finished_at, r.error,
-  r.model_calls, r.input_tokens, r.output_tokens, r.cost_usd,
+  r.model_calls, r.input_tokens, r.output_tokens, r.cost_usd, r.target,
   (SELECT COALESCE(json_agg(json_build_object('repo', s.repo, 'pathPrefix', s.path_prefix, 'state', s.state) ORDER BY s.created_at, s.repo), '[]')
      FROM run_sandboxes s WHERE s.run_id = r.id) AS sandboxes,
   (SELECT COALESCE(json_agg(json_build_object('name', st.name, 'state', st.state, 'startedAt', st.started_at, 'finishedAt', st.finished_at) ORDER BY st.position), '[]')
@@ -39,6 +39,7 @@ export interface RunRowSql {
   sandboxes: { repo: string; pathPrefix: string; state: SandboxState }[];
   steps: { name: string; state: StepState; startedAt: string; finishedAt: string | null }[];
   pull_requests: { repo: string; url: string; number: number; state: PullRequestState }[];
+  target: { repo: string; number: number } | null;
 }
 
 /** ISO 8601 UTC (`…Z`), whatever form the driver or json_build_object gave the time in. */
@@ -67,5 +68,6 @@ export function runOfRow(row: RunRowSql): Run {
       costUsd: Number(row.cost_usd),
     },
     pullRequests: row.pull_requests,
+    target: row.target ? { repo: row.target.repo, number: row.target.number } : null,
   };
 }

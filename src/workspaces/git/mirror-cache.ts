@@ -94,6 +94,22 @@ export class MirrorCache {
     });
   }
 
+  /**
+   * Fetches one ref that is not a branch (a pull request's `refs/pull/N/head`, a fork's head kept
+   * by the base repository) into the mirror under `refs/service/fetched/…` and answers its commit.
+   * The mirror must exist (sync first).
+   */
+  async fetchRef(repo: RepoConfig, credential: GitCredential, ref: string): Promise<string> {
+    const url = cloneUrlOf(repo);
+    const path = this.pathFor(repo);
+    const local = `refs/service/fetched/${ref.replace(/^refs\//, '').replace(/[^A-Za-z0-9._/-]/g, '-')}`;
+    return this.locks.withLock(`${path}.lock`, async () => {
+      await this.git(repo, `fetching ${ref}`, ['fetch', '--no-tags', '--no-write-fetch-head', '--quiet', url, `+${ref}:${local}`], { GIT_DIR: path },
+        { credential, credentialUrl: url, timeoutMs: this.options.networkTimeoutMs });
+      return (await this.git(repo, `reading ${ref}`, ['rev-parse', '--verify', `${local}^{commit}`], { GIT_DIR: path })).trim();
+    });
+  }
+
   /** Runs `work` holding the mirror's lock (to write into it, e.g. a branch just pushed). */
   withMirror<T>(repo: RepoConfig, work: (path: string) => Promise<T>): Promise<T> {
     const path = this.pathFor(repo);

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import type { RepoConfig } from '../../config/service-config.js';
+import type { CommittedTree } from '../../pipelines/pipeline.js';
 import type { Sandbox } from '../../sandbox/sandbox-backend.js';
 import type { FileAdditions } from './added-lines.js';
 import { GitCli, GitCommandFailure } from './git-command.js';
@@ -33,6 +35,13 @@ export interface RepositoryWorkspacesOptions {
   networkTimeoutMs?: number;
   /** Time limit of each local git operation (default 5 minutes). */
   localTimeoutMs?: number;
+}
+
+/** A start the caller chose instead of the work or base branch: a pull request's head. */
+export interface PinnedStart {
+  /** What events call the start (`pull request #12 (feature/x)`). */
+  branch: string;
+  commit: string;
 }
 
 interface ChangeState {
@@ -82,12 +91,12 @@ export class RepositoryWorkspaces {
     return this.mirrors.sync(source.repo, source.credential);
   }
 
-  async prepare(source: WorkspaceSource, sandbox: Sandbox, synced?: HeadRefs): Promise<PreparedTree> {
+  async prepare(source: WorkspaceSource, sandbox: Sandbox, synced?: HeadRefs, pinned?: PinnedStart): Promise<PreparedTree> {
     const { repo, workBranch, baseBranch } = source;
-    const heads = synced ?? await this.sync(source);
-    const resumed = heads.has(workBranch);
-    const startBranch = resumed ? workBranch : baseBranch;
-    const commit = heads.get(startBranch);
+    const heads = pinned ? new Map<string, string>() : synced ?? await this.sync(source);
+    const resumed = !pinned && heads.has(workBranch);
+    const startBranch = pinned?.branch ?? (resumed ? workBranch : baseBranch);
+    const commit = pinned?.commit ?? heads.get(startBranch);
     if (!commit) {
       throw new WorkspaceError(
         WorkspaceErrorKind.NotFound,
@@ -107,6 +116,25 @@ export class RepositoryWorkspaces {
       throw error;
     }
     return { source, startBranch, resumed, commit };
+  }
+
+  /**
+   * Fetches a ref that is not a branch into the mirror (a pull request's head kept by the base
+   * repository, which is how a fork's head is reached) and answers its commit. Sync first.
+   */
+  async fetchRef(source: WorkspaceSource, ref: string): Promise<string> {
+    await this.ready();
+    return this.mirrors.fetchRef(source.repo, source.credential, ref);
+  }
+
+  /**
+   * Read-only git against the repository's mirror at `commit`, for scanners that read the tree
+   * and its history on the server (the sandbox has neither `.git` nor a credential). Each command
+   * gets the network time limit: a history scan of a large repository is long, never unbounded.
+   */
+  committedTree(repo: RepoConfig, commit: string): CommittedTree {
+    const options = { variables: { GIT_DIR: this.mirrors.pathFor(repo) }, config: MIRROR_CONFIG, timeoutMs: this.networkTimeoutMs };
+    return { repo: repo.name, commit, git: (args) => this.git.stream(args, options) };
   }
 
   /**

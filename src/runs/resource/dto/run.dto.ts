@@ -5,6 +5,7 @@ import type { Run } from '../run-resource.js';
 import { RunPullRequestDto } from './run-pull-request.dto.js';
 import { RunSandboxDto } from './run-sandbox.dto.js';
 import { RunStepDto } from './run-step.dto.js';
+import { RunTargetDto } from './run-target.dto.js';
 import { RunUsageDto } from './run-usage.dto.js';
 
 /** OpenAPI schema of the contract's Run resource (the `Run` interface stays the source of truth). */
@@ -24,4 +25,5 @@ export class RunDto implements Run {
   @ApiProperty({ type: [RunStepDto], description: 'in order' }) steps: RunStepDto[];
   @ApiProperty({ type: RunUsageDto }) usage: RunUsageDto;
   @ApiProperty({ type: [RunPullRequestDto] }) pullRequests: RunPullRequestDto[];
+  @ApiProperty({ type: RunTargetDto, nullable: true, description: 'the pull request a ticket-less run works on (the label trigger); null for ticket runs' }) target: RunTargetDto | null;
 }

@@ -1,6 +1,7 @@
 import type { AgentUsage } from '../../agent/agent-types.js';
 import type { ProviderGate } from '../../agent/provider-gate.js';
-import type { AgentConfig } from '../../config/service-config.js';
+import type { AgentConfig, RepoConfig } from '../../config/service-config.js';
+import type { PullRequestReviews } from '../../platforms/pull-request-review.js';
 
 /** The ticket as the model may read it: all of it untrusted. */
 export interface TicketText {
@@ -26,6 +27,10 @@ export interface AgentRunSupport {
   ticketText(): Promise<TicketText | null>;
   /** Keeps the run's usage up to date (the server writes it to the run record). */
   noteUsage(usage: AgentUsage): Promise<void>;
+  /** The review side of a repository's code host (`pr-review` reads diffs and posts reviews, `security-scan` its summary). */
+  reviewsFor?(repo: RepoConfig): PullRequestReviews;
+  /** Posts a comment on the run's ticket (`security-scan`'s summary of a ticket run). */
+  commentOnTicket?(body: string): Promise<void>;
   /** Routes the provider's HTTP requests (tests, benchmarks); the global fetch otherwise. */
   fetch?: typeof fetch;
 }
