@@ -95,3 +95,25 @@ function windowsOf(text: string): string[] {
   }
   return windows;
 }
+
+const PEM_BLOCK = /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|$)/g;
+
+/**
+ * `text` with every secret a rule recognises replaced by its masked preview: for free text that
+ * did not come from these scanners (a model's finding quoting a line) before it is shown.
+ */
+export function maskSecrets(text: string): string {
+  // A quoted key is its whole block, not only the marker line the rule matches.
+  let masked = text.replace(PEM_BLOCK, (block) => `[private key …(${block.length} chars)]`);
+  for (const rule of GLOBAL_RULES) {
+    masked = masked.replace(rule.pattern, (whole: string, ...args: unknown[]) => {
+      const groups = args.at(-1) as Record<string, string> | undefined;
+      const value = typeof groups === 'object' && groups?.['value'] ? groups['value'] : whole;
+      return whole.slice(0, whole.length - value.length) + preview(value, rule.shownHead);
+    });
+  }
+  return masked.replace(GENERIC_ASSIGNMENT, (whole: string, _name: string, ...values: unknown[]) => {
+    const value = values.slice(0, 4).find((v): v is string => typeof v === 'string') ?? '';
+    return looksLikeSecret(value) ? whole.replace(value, preview(value, undefined)) : whole;
+  });
+}
