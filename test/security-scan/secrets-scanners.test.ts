@@ -39,6 +39,7 @@ describe('secrets in the tree and in history (real repositories)', () => {
         'keys/deploy': '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n',
         'assets/logo.bin': Buffer.concat([Buffer.from([0, 1, 2, 0]), Buffer.from(GH)]),
         'dist/bundle.min.js': `${'var a=1;'.repeat(2000)}const k="${GH}";${'var b=2;'.repeat(2000)}\n`,
+        'docs/caf\u00e9-latin1.txt': Buffer.concat([Buffer.from('caf'), Buffer.from([0xe9]), Buffer.from(` menu\nkey: ${GITLAB}\n`)]),
         'data/huge.txt': `${'x'.repeat(1024 * 1024)}\nAPI_KEY=${DB_PASSWORD}\n`,
       },
     ]);
@@ -57,6 +58,7 @@ describe('secrets in the tree and in history (real repositories)', () => {
         'github-token dist/bundle.min.js:1',
         'github-token kept.env:1',
         'gitlab-token config/app.yml:3',
+        'gitlab-token docs/café-latin1.txt:2',
         'high-entropy-string .env:3',
         'private-key keys/deploy:1',
       ].sort(),

@@ -48,37 +48,43 @@ export async function scanTreeForSecrets(tree: CommittedTree, options: SecretSca
 
   const skip = new Set(large);
   const excluded = large.slice(0, MAX_EXCLUDED_PATHSPECS).map((path) => `:(exclude,literal)${path}`);
-  const hints = SECRET_LINE_HINTS.flatMap((hint) => ['-e', hint]);
+  // One alternation, not one -e per hint: git's matcher runs one pass per pattern.
+  const hint = SECRET_LINE_HINTS.join('|');
   const findings: ScanFinding[] = [];
   const fingerprints = new Set<string>();
   const prefix = `${tree.commit}:`;
   let longLines = 0;
   let capped = false;
-  const grepped = await readGitRecords(
-    tree.git(['grep', '-I', '-n', '-z', '-i', '-E', '--no-color', '--full-name', ...hints, tree.commit, '--', ...excluded]),
-    (record) => {
-      // `<commit>:<path>\0<line>\0<text>`
-      const first = record.indexOf('\u0000');
-      const second = record.indexOf('\u0000', first + 1);
-      if (first < 0 || second < 0) return 'more';
-      const named = record.slice(0, first);
-      const path = named.startsWith(prefix) ? named.slice(prefix.length) : named;
-      if (skip.has(path)) return 'more';
-      const line = Number(record.slice(first + 1, second));
-      const text = record.slice(second + 1);
-      if (text.length > LINE_WINDOW_CHARS) longLines++;
-      for (const match of findSecrets(text, path)) {
-        fingerprints.add(match.fingerprint);
-        if (findings.length >= MAX_FINDINGS) {
-          capped = true;
-          continue;
-        }
-        findings.push(treeSecretFinding(match, { repo: options.repo ?? null, path, line }));
+  const onRecord = (record: string): 'more' => {
+    // `<commit>:<path>\0<line>\0<text>`
+    const first = record.indexOf('\u0000');
+    const second = record.indexOf('\u0000', first + 1);
+    if (first < 0 || second < 0) return 'more';
+    const named = record.slice(0, first);
+    const path = named.startsWith(prefix) ? named.slice(prefix.length) : named;
+    if (skip.has(path)) return 'more';
+    const line = Number(record.slice(first + 1, second));
+    const text = record.slice(second + 1);
+    if (text.length > LINE_WINDOW_CHARS) longLines++;
+    for (const match of findSecrets(text, path)) {
+      fingerprints.add(match.fingerprint);
+      if (findings.length >= MAX_FINDINGS) {
+        capped = true;
+        continue;
       }
-      return 'more';
-    },
-    { signal: options.signal, separator: '\n', noMatchIsEmpty: true },
-  );
+      findings.push(treeSecretFinding(match, { repo: options.repo ?? null, path, line }));
+    }
+    return 'more';
+  };
+  const grep = (engine: '-P' | '-E') =>
+    readGitRecords(tree.git(['grep', '-I', '-n', '-z', '-i', engine, '--no-color', '--full-name', '-e', hint, tree.commit, '--', ...excluded]), onRecord, {
+      signal: options.signal,
+      separator: '\n',
+      noMatchIsEmpty: true,
+    });
+  // PCRE (with its JIT) is about twice as fast on the alternation; a git built without it says so at once.
+  let grepped = await grep('-P');
+  if (!grepped.ok && /perl|pcre/i.test(grepped.error) && findings.length === 0) grepped = await grep('-E');
   if (!grepped.ok) return { report: report(false, `git grep failed: ${clipText(grepped.error, 300)}`, []), fingerprints: new Set() };
   return { report: report(true, skippedNote(large, longLines, capped), findings), fingerprints };
 }
