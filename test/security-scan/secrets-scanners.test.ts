@@ -146,5 +146,11 @@ describe('the 500-commit limit of the history scan', () => {
     const deeper = await scanHistoryForSecrets(committedTree(bare, shas.at(-1)!), { maxCommits: 505 });
     expect(deeper.findings.map((f) => f.path).sort()).toEqual(['old.txt', 'recent.txt']);
     expect(JSON.stringify([history, deeper])).not.toContain(tooOld.slice(4));
+
+    // Stopped while git is streaming: git is ended and the scan rejects with the reason.
+    const controller = new AbortController();
+    const running = scanHistoryForSecrets(committedTree(bare, shas.at(-1)!), { signal: controller.signal, maxCommits: 505 });
+    controller.abort(new Error('shutting down'));
+    await expect(running).rejects.toThrow('shutting down');
   });
 });

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { FindingSeverity } from '../../agent/agent-types.js';
 import { severityRank } from './finding-severity-scale.js';
-import type { ScanFinding, ScannerReport } from './scan-finding.js';
+import { type ScanFinding, type ScannerReport, ScanTool } from './scan-finding.js';
 import { whyNot } from './scanner-notes.js';
-import { maskSecrets } from './scanners/secret-matcher.js';
+import { GENERIC_SECRET_RULE, maskSecrets } from './scanners/secret-matcher.js';
 
 /** The parts of SARIF 2.1.0 this report writes (the schema allows much more). */
 export type SarifLevel = 'error' | 'warning' | 'note';
@@ -47,14 +47,20 @@ const ROOT_BASE_ID = 'REPOROOT';
 
 /** critical/high stop a merge, medium is worth a look, low/info are notes. */
 const LEVEL: Readonly<Record<FindingSeverity, SarifLevel>> = {
-  critical: 'error',
-  high: 'error',
-  medium: 'warning',
-  low: 'note',
-  info: 'note',
+  [FindingSeverity.Critical]: 'error',
+  [FindingSeverity.High]: 'error',
+  [FindingSeverity.Medium]: 'warning',
+  [FindingSeverity.Low]: 'note',
+  [FindingSeverity.Info]: 'note',
 };
 /** CVSS-like numbers code hosts sort and colour by (`properties.security-severity` on a rule). */
-const SECURITY_SEVERITY: Readonly<Record<FindingSeverity, string>> = { critical: '9.5', high: '8.0', medium: '5.5', low: '3.0', info: '0.0' };
+const SECURITY_SEVERITY: Readonly<Record<FindingSeverity, string>> = {
+  [FindingSeverity.Critical]: '9.5',
+  [FindingSeverity.High]: '8.0',
+  [FindingSeverity.Medium]: '5.5',
+  [FindingSeverity.Low]: '3.0',
+  [FindingSeverity.Info]: '0.0',
+};
 
 export interface SarifOptions {
   toolVersion: string;
@@ -102,8 +108,8 @@ function ruleOf(finding: ScanFinding): SarifRule {
 }
 
 function describeRule(finding: ScanFinding): string {
-  if (finding.tool === 'secrets') return finding.ruleId === 'high-entropy-string' ? 'High-entropy value assigned to a secret-looking name' : `Committed secret: ${finding.ruleId}`;
-  if (finding.tool === 'dependencies') return `Vulnerable dependency: ${finding.ruleId.replace(/^npm-audit\//, '')}`;
+  if (finding.tool === ScanTool.Secrets) return finding.ruleId === GENERIC_SECRET_RULE ? 'High-entropy value assigned to a secret-looking name' : `Committed secret: ${finding.ruleId}`;
+  if (finding.tool === ScanTool.Dependencies) return `Vulnerable dependency: ${finding.ruleId.replace(/^npm-audit\//, '')}`;
   return maskSecrets(finding.title);
 }
 

@@ -1,5 +1,5 @@
 import { SEVERITY_ORDER, severityRank } from './finding-severity-scale.js';
-import type { ScanFinding, ScannerReport } from './scan-finding.js';
+import { type ScanFinding, type ScannerReport, ScanTool } from './scan-finding.js';
 import { whyNot } from './scanner-notes.js';
 import { maskSecrets } from './scanners/secret-matcher.js';
 
@@ -53,7 +53,7 @@ function where(finding: ScanFinding): string {
 }
 
 function foundBy(finding: ScanFinding): string {
-  if (finding.tool !== 'model') return `${finding.tool} (${finding.ruleId})`;
+  if (finding.tool !== ScanTool.Model) return `${finding.tool} (${finding.ruleId})`;
   return finding.challenge ? `model, ${finding.challenge}` : 'model';
 }
 

@@ -62,7 +62,7 @@ export async function scanHistoryForSecrets(tree: CommittedTree, options: Histor
         large.add(path);
         return 'more';
       }
-      if (!SECRET_LINE_HINT.test(text.length > LINE_WINDOW_CHARS ? text.slice(0, 1024 * 1024) : text)) return 'more';
+      if (!SECRET_LINE_HINT.test(text)) return 'more';
       if (text.length > LINE_WINDOW_CHARS) longLines++;
       for (const match of findSecrets(text, path)) {
         if (inTree.has(match.fingerprint)) continue;
