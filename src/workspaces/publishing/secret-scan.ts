@@ -1,3 +1,4 @@
+import { TOKEN_RULES } from '../../common/secret-rules.js';
 import { scrubSecrets } from '../../common/secret-scrubber.js';
 import type { FileAdditions } from '../git/added-lines.js';
 
@@ -7,22 +8,6 @@ export interface SecretFinding {
   line: number;
   rule: string;
 }
-
-/**
- * Well-known token shapes, named so a refusal can say which rule matched. Deliberately specific
- * (prefixes, fixed lengths, key markers): a push refused for a random hex string would teach
- * people to ignore the scan.
- */
-const TOKEN_RULES: readonly { rule: string; pattern: RegExp }[] = [
-  { rule: 'github-token', pattern: /\bgh[pousr]_[A-Za-z0-9]{36,255}\b/ },
-  { rule: 'github-fine-grained-token', pattern: /\bgithub_pat_[A-Za-z0-9_]{50,255}\b/ },
-  { rule: 'gitlab-token', pattern: /\bgl(?:pat|ptt|dt|rt|soat|ffct|cbt|imt|oas|agent)-[A-Za-z0-9_-]{20,}/ },
-  { rule: 'azure-devops-pat', pattern: /\b[A-Za-z0-9]{52}JQQJ9[59][A-Za-z0-9]{3}AZDO[A-Za-z0-9]{4}\b/ },
-  { rule: 'azure-storage-key', pattern: /\b(?:AccountKey|SharedAccessKey)=[A-Za-z0-9+/]{40,}={0,2}/ },
-  { rule: 'aws-access-key-id', pattern: /\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}\b/ },
-  { rule: 'aws-secret-access-key', pattern: /aws_?secret_?access_?key["']?\s*[:=]\s*["']?[A-Za-z0-9/+=]{40}\b/i },
-  { rule: 'private-key', pattern: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/ },
-];
 
 /** Long lines (a minified bundle) are scanned in windows this long, overlapping by WINDOW_OVERLAP. */
 const WINDOW_CHARS = 64 * 1024;
