@@ -1,9 +1,12 @@
 import { BUILT_IN_PIPELINES, BuiltInPipeline } from '../common/pipeline-name.js';
 import { agentsRefusedBy } from '../config/agent-config.reader.js';
+import { failThresholdFor } from '../config/security-scan-config.reader.js';
 import type { ServiceConfig } from '../config/service-config.js';
 import type { AgentRunSupport } from './agent-run/agent-support.js';
 import { codePipeline } from './code/code-pipeline.js';
 import { prReviewPipeline } from './review/pr-review-pipeline.js';
+import { SCAN_TOOLS } from './security-scan/scan-tools.js';
+import { securityScanPipeline } from './security-scan/security-scan-pipeline.js';
 import { CommandStep } from './command.step.js';
 import type { Pipeline } from './pipeline.js';
 import { UnavailableStep } from './unavailable.step.js';
@@ -43,6 +46,7 @@ export function resolvePipeline(config: ServiceConfig, name: string, run?: Built
 const AGENT_PIPELINES: Readonly<Record<string, (config: ServiceConfig, run: BuiltInRun) => Pipeline>> = {
   [BuiltInPipeline.Code]: (_, run) => codePipeline(run.support, run.project, run.ticket),
   [BuiltInPipeline.PrReview]: (_, run) => prReviewPipeline(run.support, run.project),
+  [BuiltInPipeline.SecurityScan]: (config, run) => securityScanPipeline(run.support, SCAN_TOOLS, run.project, failThresholdFor(config, run.project)),
 };
 
 /** Why an agent pipeline does not start on the in-process backend (one line: it is the run's error and the ticket's comment). */

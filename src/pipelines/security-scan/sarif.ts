@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { FindingSeverity } from '../../agent/agent-types.js';
 import { severityRank } from './finding-severity-scale.js';
-import { type ScanFinding, type ScannerReport, ScanTool } from './scan-finding.js';
+import { Challenge, type ScanFinding, type ScannerReport, ScanTool } from './scan-finding.js';
 import { whyNot } from './scanner-notes.js';
 import { GENERIC_SECRET_RULE, maskSecrets } from './scanners/secret-matcher.js';
 
@@ -37,6 +37,8 @@ export interface SarifResult {
   message: { text: string };
   locations: { physicalLocation: { artifactLocation: { uri: string; uriBaseId?: string }; region: { startLine: number; endLine?: number } } }[];
   partialFingerprints: Record<string, string>;
+  /** A model finding the refutation round refuted: kept for the record, suppressed. */
+  suppressions?: { kind: 'external'; justification: string }[];
   properties: { severity: FindingSeverity; tool: string; commit?: string; challenge?: string; suggestion?: string };
 }
 
@@ -129,6 +131,7 @@ function resultOf(finding: ScanFinding, index: number, based: boolean): SarifRes
     locations: [{ physicalLocation: { artifactLocation: { uri, ...(based ? { uriBaseId: ROOT_BASE_ID } : {}) }, region: { startLine, ...(endLine ? { endLine } : {}) } } }],
     // Stable across runs while the finding stands: line numbers left out, so an edit above it keeps it.
     partialFingerprints: { 'pipelineServiceFinding/v1': fingerprintOf(finding) },
+    ...(finding.challenge === Challenge.Refuted ? { suppressions: [{ kind: 'external' as const, justification: 'refuted by a second, independent model review' }] } : {}),
     properties,
   };
 }

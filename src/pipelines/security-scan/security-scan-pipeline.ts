@@ -8,10 +8,10 @@ import { AgentRun, agentTrees } from '../agent-run/agent-session.js';
 import type { AgentRunSupport } from '../agent-run/agent-support.js';
 import { ContextsGateStep } from '../agent-run/contexts-gate.step.js';
 import type { RepositoryContext } from '../contexts/index.js';
-import type { CommittedTree, Pipeline, PipelineStep, StepContext, StepResult } from '../pipeline.js';
+import type { Pipeline, PipelineStep, StepContext, StepResult } from '../pipeline.js';
 import { RunEventKind } from '../run-event-kind.js';
-import type { Sandbox } from '../../sandbox/sandbox-backend.js';
 import { Challenge, type ScanFinding, type ScannerReport, ScanTool } from './scan-finding.js';
+import type { ScanTools } from './scan-tools.js';
 import { SCAN_MARKER, scanSummaryComment, scanVerdict } from './scan-verdict.js';
 
 /** Scanners, the refutation rounds, the report and the comment get this much on top of the review's agent step. */
@@ -20,19 +20,6 @@ const SCAN_ALLOWANCE_MS = 30 * 60_000;
 const CHALLENGE_MAX_STEPS = 8;
 /** A scanner finding this close to a model finding (same file) backs it. */
 const BACKING_LINES = 3;
-
-/** The deterministic scanners, as the pipeline calls them (scanners/). */
-export interface ScanTools {
-  treeSecrets(tree: CommittedTree, signal: AbortSignal): Promise<ScannerReport>;
-  historySecrets(tree: CommittedTree, signal: AbortSignal): Promise<ScannerReport>;
-  dependencies(sandbox: Sandbox, signal: AbortSignal): Promise<ScannerReport>;
-  /** SARIF 2.1.0 of the whole scan, as JSON text. */
-  sarif(reports: readonly ScannerReport[]): string;
-  /** The markdown report. */
-  markdown(reports: readonly ScannerReport[], title: string): string;
-}
-
-
 
 class ScanRun {
   contexts: RepositoryContext[] = [];
@@ -61,14 +48,13 @@ class ScannersStep implements PipelineStep {
       const repo = entry.repo?.name ?? null;
       const reports: ScannerReport[] = [];
       if (entry.committed) {
-        reports.push(await tools.treeSecrets(entry.committed, context.signal));
-        reports.push(await tools.historySecrets(entry.committed, context.signal));
+        reports.push(...await tools.secrets(entry.committed, context.signal));
       } else {
         for (const name of ['secrets in the tree', 'secrets in history']) {
           reports.push({ tool: ScanTool.Secrets, name, ran: false, note: 'no repository: the run has no committed tree to read', findings: [], durationMs: 0 });
         }
       }
-      reports.push(await tools.dependencies(entry.sandbox, context.signal));
+      reports.push(await tools.dependencies(entry.sandbox, repo, context.signal));
       for (const report of reports) {
         const named = { ...report, findings: report.findings.map((f) => ({ ...f, repo })) };
         this.state.reports.push(named);
