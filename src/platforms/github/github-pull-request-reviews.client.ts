@@ -77,7 +77,8 @@ export class GitHubPullRequestReviewsClient implements PullRequestReviews {
     return inRepository(this.repository, async () => {
       const pull = await this.pull(number);
       const files = await this.pages<GitHubPullFile>(`${this.repoPath}/pulls/${pullNumber(number)}/files`);
-      return { headSha: pull.head.sha, baseSha: pull.base.sha, files: files.map(fileOf), truncated: (pull.changed_files ?? 0) > files.length };
+      const listed = files.filter((f) => typeof f?.filename === 'string');
+      return { headSha: pull.head.sha, baseSha: pull.base.sha, files: listed.map(fileOf), truncated: (pull.changed_files ?? 0) > listed.length };
     });
   }
 
@@ -190,7 +191,7 @@ function stateOf(pull: GitHubPullWithRefs): PullRequestState {
     baseSha: pull.base.sha,
     startSha: pull.base.sha,
     // A deleted fork leaves `head.repo` null: still not this repository.
-    sameRepository: pull.head.repo?.full_name.toLowerCase() === pull.base.repo.full_name.toLowerCase(),
+    sameRepository: pull.head.repo != null && pull.head.repo.full_name?.toLowerCase() === pull.base.repo?.full_name?.toLowerCase(),
     author: pull.user?.login ?? null,
     fetchRef: `refs/pull/${pull.number}/head`,
   };

@@ -89,7 +89,8 @@ export class GitLabMergeRequestReviewsClient implements PullRequestReviews {
       const listed = await this.pages<GitLabFileDiff>(`${this.mergeRequestPath(number)}/diffs`);
       const counted = mr.changes_count ?? '';
       const truncated = counted.endsWith('+') || listed.length < (Number.parseInt(counted, 10) || 0);
-      return { headSha: state.headSha, baseSha: state.baseSha, files: listed.map(fileOf), truncated };
+      const files = listed.filter((f) => typeof f?.new_path === 'string' && typeof f.old_path === 'string').map(fileOf);
+      return { headSha: state.headSha, baseSha: state.baseSha, files, truncated };
     });
   }
 
