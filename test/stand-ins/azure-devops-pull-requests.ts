@@ -1,3 +1,6 @@
+import { AdoPullRequestReviews, identityIdOf, type AdoIterationState, type AdoThreadState } from './azure-devops-pull-request-reviews.js';
+import { git } from './git-repositories.js';
+import { shaOf, type PullRequestCode, type PullRequestCodeStore, type PullRequestSetup } from './pull-request-code.js';
 import { json, notFound, type RecordedRequest, type StandInResponse } from './stand-in-server.js';
 
 /**
@@ -14,7 +17,9 @@ import { json, notFound, type RecordedRequest, type StandInResponse } from './st
  *   not an existing branch is 400 TF401398; an active pull request for the same source and target
  *   is 409 TF401179 `GitPullRequestExistsException`. The messages are the service's as reported
  *   by its users; the TF401398 `typeKey` is this stand-in's guess (clients should not rely on it);
- * - `GET`/`PATCH pullrequests/{id}` (`title`, `description`, `status: abandoned|active`).
+ * - `GET`/`PATCH pullrequests/{id}` (`title`, `description`, `status: abandoned|active`), with
+ *   `lastMergeSourceCommit`/`lastMergeTargetCommit` from the code behind it, `forkSource` for a
+ *   fork's, `createdBy`; iterations, changes, items and threads: azure-devops-pull-request-reviews.ts.
  */
 
 export interface AdoPullRequestState {
@@ -24,6 +29,13 @@ export interface AdoPullRequestState {
   sourceRefName: string;
   targetRefName: string;
   status: 'active' | 'completed' | 'abandoned';
+  /** The commits and diff behind it (null: none). */
+  code: PullRequestCode | null;
+  author: string;
+  /** The fork's owner, or null when the source branch is in this repository. */
+  forkOwner: string | null;
+  iterations: AdoIterationState[];
+  threads: AdoThreadState[];
 }
 
 /** What the pull requests need from the stand-in that holds the repository. */
@@ -34,6 +46,8 @@ export interface AdoRepositoryHost {
   readonly organizationUrl: string;
   readonly webOrganizationUrl: string;
   readonly defaultBranch: string;
+  readonly uniqueName: string;
+  readonly code: PullRequestCodeStore;
   branchExists(name: string): boolean;
 }
 
@@ -45,8 +59,44 @@ const HEADS = 'refs/heads/';
 
 export class AdoPullRequests {
   readonly all = new Map<number, AdoPullRequestState>();
+  readonly reviews: AdoPullRequestReviews;
 
-  constructor(private readonly host: AdoRepositoryHost) {}
+  constructor(private readonly host: AdoRepositoryHost) {
+    this.reviews = new AdoPullRequestReviews({
+      get uniqueName() {
+        return host.uniqueName;
+      },
+      repository: host.repository,
+      repositories: () => [...new Set([host.code.repository, ...[...this.all.values()].map((pr) => pr.code?.repository)].filter((r): r is string => !!r))],
+    });
+  }
+
+  /**
+   * A pull request set up by the test (a fork's too). In a mounted repository it gets
+   * `refs/pull/N/merge`, a real merge of the head into the base, as the service keeps it (the
+   * head itself is kept at `refs/pull/N/head`, which the service does not have).
+   */
+  open(setup: PullRequestSetup): AdoPullRequestState {
+    const id = Math.max(0, ...this.all.keys()) + 1;
+    const target = setup.base ?? this.host.defaultBranch;
+    const code = this.host.code.codeFor(setup, target, `refs/pull/${id}/head`);
+    if (code && !setup.files) mergeRef(code, `refs/pull/${id}/merge`, id);
+    const pr: AdoPullRequestState = {
+      pullRequestId: id,
+      title: setup.title ?? `Pull request ${id}`,
+      description: '',
+      sourceRefName: `${HEADS}${setup.head}`,
+      targetRefName: `${HEADS}${target}`,
+      status: 'active',
+      code,
+      author: setup.author ?? 'ana@acme.example',
+      forkOwner: setup.fork?.owner ?? null,
+      iterations: [],
+      threads: [],
+    };
+    this.all.set(id, pr);
+    return pr;
+  }
 
   get(id: number): AdoPullRequestState {
     const pr = this.all.get(id);
@@ -65,11 +115,13 @@ export class AdoPullRequests {
       });
     }
     if (resource === undefined && req.method === 'GET') return json(200, this.renderRepository());
-    if (resource?.toLowerCase() !== 'pullrequests' || more.length > 0) return notFound();
+    if (resource?.toLowerCase() === 'items' && id === undefined && req.method === 'GET') return this.reviews.item(req);
+    if (resource?.toLowerCase() !== 'pullrequests') return notFound();
     if (id === undefined && req.method === 'GET') return this.list(req);
     if (id === undefined && req.method === 'POST') return this.create(req);
     const pr = this.all.get(Number(id));
     if (!pr) return notFound({ message: `TF401180: The requested pull request was not found.`, typeKey: 'GitPullRequestNotFoundException' });
+    if (more.length > 0) return this.reviews.route(req, pr, more);
     if (req.method === 'GET') return json(200, this.render(pr));
     if (req.method === 'PATCH') return this.update(pr, req);
     return notFound();
@@ -115,6 +167,11 @@ export class AdoPullRequests {
       sourceRefName: source,
       targetRefName: target,
       status: 'active',
+      code: this.host.code.repository ? { repository: this.host.code.repository, baseRef: target, headRef: source } : null,
+      author: this.host.uniqueName,
+      forkOwner: null,
+      iterations: [],
+      threads: [],
     };
     this.all.set(pr.pullRequestId, pr);
     return json(201, this.render(pr));
@@ -157,7 +214,10 @@ export class AdoPullRequests {
       pullRequestId: pr.pullRequestId,
       codeReviewId: pr.pullRequestId,
       status: pr.status,
-      createdBy: { displayName: 'Pipeline Bot', uniqueName: 'pipeline-bot@acme.example' },
+      createdBy: { displayName: pr.author.split('@')[0], uniqueName: pr.author, id: identityIdOf(pr.author) },
+      lastMergeSourceCommit: { commitId: shaOf(pr.code, 'head') },
+      lastMergeTargetCommit: { commitId: shaOf(pr.code, 'base') },
+      ...(pr.forkOwner ? { forkSource: { name: pr.sourceRefName, repository: { id: identityIdOf(`${pr.forkOwner}/${repository}`), name: repository } } } : {}),
       creationDate: '2026-01-01T00:00:00Z',
       title: pr.title,
       description: pr.description,
@@ -169,6 +229,20 @@ export class AdoPullRequests {
       supportsIterations: true,
     };
   }
+}
+
+/** `ref` := a merge commit of the head into the base (none when they conflict). */
+function mergeRef(code: PullRequestCode, ref: string, id: number): void {
+  const base = shaOf(code, 'base');
+  const head = shaOf(code, 'head');
+  let tree: string;
+  try {
+    tree = git(['merge-tree', '--write-tree', base, head], { cwd: code.repository }).split('\n')[0]!;
+  } catch {
+    return;
+  }
+  const merge = git(['commit-tree', tree, '-p', base, '-p', head, '-m', `Merge pull request ${id}`], { cwd: code.repository });
+  git(['update-ref', ref, merge], { cwd: code.repository });
 }
 
 function tooLong(): StandInResponse {

@@ -1,6 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { identityIdOf } from './azure-devops-pull-request-reviews.js';
 import { AdoPullRequests, type AdoPullRequestState } from './azure-devops-pull-requests.js';
 import { CodeHostStandIn } from './code-host-stand-in.js';
+import type { PullRequestSetup } from './pull-request-code.js';
 import { basicCredentials, json, notFound, type RecordedRequest, type StandInResponse } from './stand-in-server.js';
 
 /**
@@ -21,7 +23,9 @@ import { basicCredentials, json, notFound, type RecordedRequest, type StandInRes
  *   (`[System.State] IN (…)`, `[System.Tags] CONTAINS '…'`, AND-ed); `GET workitems?ids=` is
  *   the batch read and answers only the `fields` asked for;
  * - `_links` (with `html`, the work item's web page) only with `$expand=links|all`; `$expand`
- *   together with `fields` is a 400, as on the service.
+ *   together with `fields` is a 400, as on the service;
+ * - `GET /{org}/_apis/connectionData` answers the PAT's identity (`authenticatedUser.id`, the
+ *   id pull request comments carry as `author.id`).
  */
 
 export interface AdoWorkItemState {
@@ -89,6 +93,19 @@ export class AzureDevOpsStandIn extends CodeHostStandIn {
     return `${this.webOrganizationUrl}/${encodeURIComponent(this.project)}/_git/${encodeURIComponent(this.repository)}`;
   }
 
+  /**
+   * A pull request the test sets up, with code: the mounted repository's branches, a fork's
+   * branch, or files. Answers its id.
+   */
+  openPullRequest(setup: PullRequestSetup): number {
+    return this.git.open(setup).pullRequestId;
+  }
+
+  /** A thread on a pull request by someone (by default not the service's identity). */
+  addThread(id: number, content: string, opts: { uniqueName?: string; filePath?: string; line?: number } = {}): number {
+    return this.git.reviews.addThread(this.git.get(id), content, opts);
+  }
+
   get pullRequests(): AdoPullRequestState[] {
     return [...this.git.all.values()];
   }
@@ -126,6 +143,7 @@ export class AzureDevOpsStandIn extends CodeHostStandIn {
   }
 
   protected serve(req: RecordedRequest, s: string[]): StandInResponse {
+    if (s[0] === this.organization && s[1]?.toLowerCase() === '_apis' && s[2]?.toLowerCase() === 'connectiondata' && s.length === 3) return this.connectionData();
     if (s[0] !== this.organization || s[1] !== this.project || s[2]?.toLowerCase() !== '_apis' || (s[3] !== 'wit' && s[3] !== 'git')) return notFound({ message: 'project not found' });
     if (!req.query.get('api-version')) return json(400, { message: 'No api-version was supplied for the request.' });
     if (s[3] === 'git') return this.git.route(req, s.slice(4));
@@ -139,6 +157,11 @@ export class AzureDevOpsStandIn extends CodeHostStandIn {
     if (s.length === 6 && req.method === 'PATCH') return this.patch(item, req);
     if (s.length === 7 && s[6] === 'comments') return this.comments(item, req);
     return notFound();
+  }
+
+  private connectionData(): StandInResponse {
+    const identity = { id: identityIdOf(this.uniqueName), providerDisplayName: this.uniqueName.split('@')[0], isActive: true, properties: { Account: { $type: 'System.String', $value: this.uniqueName } } };
+    return json(200, { authenticatedUser: identity, authorizedUser: identity, instanceId: '8f8a9e0d-0000-4000-8000-000000000001', deploymentType: 'hosted' });
   }
 
   private patch(item: AdoWorkItemState, req: RecordedRequest): StandInResponse {

@@ -1,3 +1,5 @@
+import type { GitHttpBackend, GitHttpCredential } from './git-http-backend.js';
+import { PullRequestCodeStore } from './pull-request-code.js';
 import { StandInServer, type RecordedRequest, type StandInResponse } from './stand-in-server.js';
 
 /** One answer a route gave (faults and the auth gate answer before routing and are not here). */
@@ -13,6 +15,10 @@ export interface RouteAnswer {
  * branch and the branches that exist, which pull request creation checks as the host does. It
  * keeps the answers it gave, so a test can show that a client went through a refusal (a
  * duplicate pull request) rather than around it.
+ *
+ * The code behind pull requests (their commits and diffs, for the review endpoints) comes from
+ * the repository mounted with `mountGit`, or from files a test gives `openPullRequest`
+ * (pull-request-code.ts).
  */
 export abstract class CodeHostStandIn extends StandInServer {
   readonly answers: RouteAnswer[] = [];
@@ -24,6 +30,19 @@ export abstract class CodeHostStandIn extends StandInServer {
    * A test backed by a real git repository replaces it (e.g. with a lookup of `refs/heads/<name>`).
    */
   branchExists: (name: string) => boolean = (name) => name === this.defaultBranch || this.branches.has(name);
+
+  /** The git repository behind the pull requests' diffs. */
+  readonly code = new PullRequestCodeStore();
+
+  override mountGit(pathPrefix: string, options: { repository: string; credential: GitHttpCredential }): GitHttpBackend {
+    this.code.repository = options.repository;
+    return super.mountGit(pathPrefix, options);
+  }
+
+  override async stop(): Promise<void> {
+    await super.stop();
+    this.code.cleanup();
+  }
 
   addBranch(name: string): this {
     this.branches.add(name);

@@ -1,3 +1,5 @@
+import { GitHubPullRequestReviews } from './github-pull-request-reviews.js';
+import { changedFiles, shaOf, type PullRequestCode, type PullRequestCodeStore, type PullRequestSetup } from './pull-request-code.js';
 import { json, notFound, type RecordedRequest, type StandInResponse } from './stand-in-server.js';
 
 /**
@@ -11,7 +13,10 @@ import { json, notFound, type RecordedRequest, type StandInResponse } from './st
  *   (`custom`, "A pull request already exists for acme:service/42."), nothing to merge
  *   (`custom`, "No commits between main and service/42");
  * - `GET pulls/{n}` adds `merged`; `PATCH pulls/{n}` changes `title`, `body`, `state`, `base`;
- * - a merged pull request is `state: closed` with `merged_at` set (the list has no `merged`).
+ * - a merged pull request is `state: closed` with `merged_at` set (the list has no `merged`);
+ * - `head.sha`, `base.sha` from the code behind the pull request (all zeros without any),
+ *   `head.repo.full_name` the fork's for a fork's pull request, `user.login`, `changed_files`;
+ * - files, reviews and review comments: github-pull-request-reviews.ts.
  */
 
 export interface GitHubPullState {
@@ -22,6 +27,13 @@ export interface GitHubPullState {
   base: string;
   state: 'open' | 'closed';
   mergedAt: string | null;
+  /** The commits and diff behind it (null: none, its files list is empty). */
+  code: PullRequestCode | null;
+  author: string;
+  /** `owner/repo` of a fork's head repository; null when the head is in this repository. */
+  headRepository: string | null;
+  /** The conversation (issue comments) of the pull request. */
+  comments: { id: number; body: string; login: string; createdAt?: string }[];
 }
 
 /** What the pull requests need from the repository that holds them. */
@@ -30,6 +42,8 @@ export interface GitHubRepositoryHost {
   readonly repo: string;
   readonly url: string;
   readonly webUrl: string;
+  readonly login: string;
+  readonly code: PullRequestCodeStore;
   branchExists(name: string): boolean;
   hasCommitsBetween(base: string, head: string): boolean;
   /** Issues and pull requests share one number sequence on GitHub. */
@@ -41,8 +55,43 @@ type ValidationError = { resource: 'PullRequest'; code: string; field?: string; 
 
 export class GitHubPullRequests {
   readonly all = new Map<number, GitHubPullState>();
+  readonly reviews: GitHubPullRequestReviews;
 
-  constructor(private readonly host: GitHubRepositoryHost) {}
+  constructor(private readonly host: GitHubRepositoryHost) {
+    this.reviews = new GitHubPullRequestReviews({
+      get login() {
+        return host.login;
+      },
+      get url() {
+        return host.url;
+      },
+      owner: host.owner,
+      repo: host.repo,
+      paged: (req, items) => host.paged(req, items),
+      headShaOf: (pull) => shaOf(pull.code, 'head'),
+    });
+  }
+
+  /** A pull request set up by the test (a fork's too), its head kept at `refs/pull/N/head` as GitHub does. */
+  open(setup: PullRequestSetup): GitHubPullState {
+    const number = this.host.nextNumber();
+    const base = setup.base ?? 'main';
+    const pull: GitHubPullState = {
+      number,
+      title: setup.title ?? `Pull request ${number}`,
+      body: null,
+      head: setup.head,
+      base,
+      state: 'open',
+      mergedAt: null,
+      code: this.host.code.codeFor(setup, base, `refs/pull/${number}/head`),
+      author: setup.author ?? 'octo-user',
+      headRepository: setup.fork ? `${setup.fork.owner}/${this.host.repo}` : null,
+      comments: [],
+    };
+    this.all.set(number, pull);
+    return pull;
+  }
 
   get(number: number): GitHubPullState {
     const pull = this.all.get(number);
@@ -54,8 +103,10 @@ export class GitHubPullRequests {
   route(req: RecordedRequest, rest: string[]): StandInResponse {
     if (rest.length === 0 && req.method === 'GET') return this.list(req);
     if (rest.length === 0 && req.method === 'POST') return this.create(req);
+    if (rest[0] === 'comments' && rest.length === 2) return this.reviews.routeComment(req, Number(rest[1]));
     const pull = this.all.get(Number(rest[0]));
-    if (!pull || rest.length !== 1) return notFound();
+    if (!pull) return notFound();
+    if (rest.length > 1) return this.reviews.route(req, pull, rest.slice(1));
     if (req.method === 'GET') return json(200, this.render(pull, true));
     if (req.method === 'PATCH') return this.update(pull, req);
     return notFound();
@@ -102,6 +153,10 @@ export class GitHubPullRequests {
       base,
       state: 'open',
       mergedAt: null,
+      code: this.host.code.repository ? { repository: this.host.code.repository, baseRef: `refs/heads/${base}`, headRef: `refs/heads/${head}` } : null,
+      author: this.host.login,
+      headRepository: null,
+      comments: [],
     };
     this.all.set(pull.number, pull);
     return json(201, this.render(pull, true), { location: this.apiUrlOf(pull) });
@@ -121,10 +176,12 @@ export class GitHubPullRequests {
   }
 
   private render(pull: GitHubPullState, single: boolean): Record<string, unknown> {
-    const branch = (ref: string): Record<string, unknown> => ({
-      label: `${this.host.owner}:${ref}`,
+    const own = `${this.host.owner}/${this.host.repo}`;
+    const branch = (ref: string, side: 'base' | 'head', fullName: string): Record<string, unknown> => ({
+      label: `${fullName.split('/')[0]}:${ref}`,
       ref,
-      repo: { full_name: `${this.host.owner}/${this.host.repo}` },
+      sha: shaOf(pull.code, side),
+      repo: { full_name: fullName },
     });
     return {
       url: this.apiUrlOf(pull),
@@ -135,11 +192,12 @@ export class GitHubPullRequests {
       title: pull.title,
       body: pull.body,
       draft: false,
-      head: branch(pull.head),
-      base: branch(pull.base),
+      user: { login: pull.author, type: 'User' },
+      head: branch(pull.head, 'head', pull.headRepository ?? own),
+      base: branch(pull.base, 'base', own),
       merged_at: pull.mergedAt,
       closed_at: pull.state === 'closed' ? (pull.mergedAt ?? '2026-01-02T00:00:00Z') : null,
-      ...(single ? { merged: pull.mergedAt !== null } : {}),
+      ...(single ? { merged: pull.mergedAt !== null, changed_files: changedFiles(pull.code).length } : {}),
     };
   }
 

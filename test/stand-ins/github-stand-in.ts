@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { CodeHostStandIn } from './code-host-stand-in.js';
 import { GitHubPullRequests, type GitHubPullState } from './github-pull-requests.js';
+import type { PullRequestSetup } from './pull-request-code.js';
 import { intParam, json, notFound, pageOf, type RecordedRequest, type StandInResponse } from './stand-in-server.js';
 
 /**
@@ -15,7 +16,9 @@ import { intParam, json, notFound, pageOf, type RecordedRequest, type StandInRes
  * - `POST …/labels` adds, `DELETE …/labels/{name}` removes (404 when absent), both answer the
  *   issue's labels; comments are paginated with `per_page`/`page` and a `Link` header;
  * - the issue list includes pull requests (clients must filter) and filters `labels=` as AND;
- * - `Authorization: Bearer|token <token>` is required (401 `Bad credentials` otherwise).
+ * - `Authorization: Bearer|token <token>` is required (401 `Bad credentials` otherwise);
+ * - `GET /user` answers the token's account (`login`); a pull request's conversation is its
+ *   issue comments (`GET`/`POST issues/{n}/comments`, `PATCH issues/comments/{id}`).
  */
 
 export interface GitHubIssueState {
@@ -76,8 +79,22 @@ export class GitHubStandIn extends CodeHostStandIn {
     return issue;
   }
 
-  /** Someone (by default not the service's account) comments on the issue. */
+  /**
+   * A pull request the test sets up, with code: the mounted repository's branches, a fork's
+   * branch (fetched to `refs/pull/N/head`), or files. Answers its number.
+   */
+  openPullRequest(setup: PullRequestSetup): number {
+    return this.pulls.open(setup).number;
+  }
+
+  /** Someone (by default not the service's account) comments on the issue or pull request. */
   addComment(number: number, body: string, login = 'octo-user'): number {
+    const pull = this.issues.has(number) ? undefined : this.pulls.all.get(number);
+    if (pull) {
+      const id = this.nextCommentId++;
+      pull.comments.push({ id, body, login, createdAt: this.stamp(pull.comments.length) });
+      return id;
+    }
     const issue = this.mustGet(number);
     const id = this.nextCommentId++;
     issue.comments.push({ id, body, login, createdAt: this.stamp(issue.comments.length) });
@@ -130,12 +147,16 @@ export class GitHubStandIn extends CodeHostStandIn {
   }
 
   protected serve(req: RecordedRequest, s: string[]): StandInResponse {
+    if (s[0] === 'user' && s.length === 1 && req.method === 'GET') return json(200, { login: this.login, id: 9001, type: 'User' });
     if (s[0] !== 'repos' || s[1] !== this.owner || s[2] !== this.repo) return notFound();
     if (s.length === 3 && req.method === 'GET') return json(200, this.renderRepository());
     if (s[3] === 'pulls') return this.pulls.route(req, s.slice(4));
     if (s[3] !== 'issues') return notFound();
     if (s.length === 4 && req.method === 'GET') return this.list(req);
+    if (s[4] === 'comments' && s.length === 6 && req.method === 'PATCH') return this.editComment(Number(s[5]), req);
     const issue = this.issues.get(Number(s[4]));
+    const pull = issue ? undefined : this.pulls.all.get(Number(s[4]));
+    if (pull && s[5] === 'comments' && s.length === 6) return this.comments(pull, req);
     if (!issue) return notFound();
     if (s.length === 5 && req.method === 'GET') return json(200, this.render(issue), { etag: this.etagOf(issue) });
     if (s.length === 5 && req.method === 'PATCH') return this.patch(issue, req);
@@ -176,18 +197,30 @@ export class GitHubStandIn extends CodeHostStandIn {
     return notFound();
   }
 
-  private comments(issue: GitHubIssueState, req: RecordedRequest): StandInResponse {
+  /** Comments of an issue, or of a pull request's conversation (which has no ETag to bump). */
+  private comments(issue: Pick<GitHubIssueState, 'comments'> & { version?: number }, req: RecordedRequest): StandInResponse {
     if (req.method === 'POST') {
       const body = req.body as { body?: string } | undefined;
       if (typeof body?.body !== 'string') return json(422, { message: 'Invalid request.' });
       const comment = { id: this.nextCommentId++, body: body.body, login: this.login, createdAt: this.stamp(issue.comments.length) };
       issue.comments.push(comment);
-      issue.version++;
+      if (issue.version !== undefined) issue.version++;
       return json(201, renderComment(comment));
     }
     if (req.method !== 'GET') return notFound();
     // Ascending by id, the only order the endpoint has.
     return this.paged(req, issue.comments.map(renderComment));
+  }
+
+  /** `PATCH issues/comments/{id}`: edits an issue's or a pull request's comment. */
+  private editComment(id: number, req: RecordedRequest): StandInResponse {
+    const body = (req.body as { body?: unknown } | undefined)?.body;
+    const holders = [...this.issues.values(), ...this.pulls.all.values()];
+    const comment = holders.flatMap((h) => h.comments).find((c) => c.id === id);
+    if (!comment) return notFound();
+    if (typeof body !== 'string') return json(422, { message: 'Invalid request.' });
+    comment.body = body;
+    return json(200, renderComment(comment));
   }
 
   private list(req: RecordedRequest): StandInResponse {

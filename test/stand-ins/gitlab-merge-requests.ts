@@ -1,3 +1,5 @@
+import { diffRefsOf, GitLabMergeRequestReviews, type GitLabDiscussionState } from './gitlab-merge-request-reviews.js';
+import { changedFiles, shaOf, type PullRequestCode, type PullRequestCodeStore, type PullRequestSetup } from './pull-request-code.js';
 import { json, notFound, type RecordedRequest, type StandInResponse } from './stand-in-server.js';
 
 /**
@@ -13,7 +15,9 @@ import { json, notFound, type RecordedRequest, type StandInResponse } from './st
  *   exist is 400 `{"message":{"source_branch":["does not exist"]}}` (or `target_branch`). GitLab
  *   checks in that order (422 keys, then the 409, then the model's 400 validation errors);
  * - `GET`/`PUT merge_requests/:iid` (`title`, `description`, `target_branch`,
- *   `state_event: close|reopen`); merge requests have their own iid sequence, apart from issues.
+ *   `state_event: close|reopen`); merge requests have their own iid sequence, apart from issues;
+ * - `sha`, `diff_refs`, `source_project_id` (a fork's differs), `author`, `changes_count` from
+ *   the code behind the merge request; diffs, discussions and notes: gitlab-merge-request-reviews.ts.
  */
 
 export interface GitLabMergeRequestState {
@@ -23,20 +27,51 @@ export interface GitLabMergeRequestState {
   sourceBranch: string;
   targetBranch: string;
   state: 'opened' | 'closed' | 'merged' | 'locked';
+  /** The commits and diff behind it (null: none). */
+  code: PullRequestCode | null;
+  author: string;
+  /** The fork's project id, or null when the source branch is in this project. */
+  sourceProjectId: number | null;
+  discussions: GitLabDiscussionState[];
 }
 
 /** What the merge requests need from the project that holds them. */
 export interface GitLabProjectHost {
   readonly projectId: number;
   readonly webUrl: string;
+  readonly username: string;
+  readonly code: PullRequestCodeStore;
   branchExists(name: string): boolean;
   paged(req: RecordedRequest, items: unknown[]): StandInResponse;
 }
 
 export class GitLabMergeRequests {
   readonly all = new Map<number, GitLabMergeRequestState>();
+  readonly reviews: GitLabMergeRequestReviews;
 
-  constructor(private readonly host: GitLabProjectHost) {}
+  constructor(private readonly host: GitLabProjectHost) {
+    this.reviews = new GitLabMergeRequestReviews(host);
+  }
+
+  /** A merge request set up by the test (a fork's too), its head kept at `refs/merge-requests/N/head`. */
+  open(setup: PullRequestSetup): GitLabMergeRequestState {
+    const iid = Math.max(0, ...this.all.keys()) + 1;
+    const target = setup.base ?? 'main';
+    const mr: GitLabMergeRequestState = {
+      iid,
+      title: setup.title ?? `Merge request ${iid}`,
+      description: null,
+      sourceBranch: setup.head,
+      targetBranch: target,
+      state: 'opened',
+      code: this.host.code.codeFor(setup, target, `refs/merge-requests/${iid}/head`),
+      author: setup.author ?? 'gitlab-user',
+      sourceProjectId: setup.fork ? this.host.projectId + 1000 : null,
+      discussions: [],
+    };
+    this.all.set(iid, mr);
+    return mr;
+  }
 
   get(iid: number): GitLabMergeRequestState {
     const mr = this.all.get(iid);
@@ -49,7 +84,8 @@ export class GitLabMergeRequests {
     if (rest.length === 0 && req.method === 'GET') return this.list(req);
     if (rest.length === 0 && req.method === 'POST') return this.create(req);
     const mr = this.all.get(Number(rest[0]));
-    if (!mr || rest.length !== 1) return notFound({ message: '404 Not found' });
+    if (!mr) return notFound({ message: '404 Not found' });
+    if (rest.length > 1) return this.reviews.route(req, mr, rest.slice(1));
     if (req.method === 'GET') return json(200, this.render(mr));
     if (req.method === 'PUT') return this.update(mr, req);
     return notFound({ error: '404 Not Found' });
@@ -87,6 +123,10 @@ export class GitLabMergeRequests {
       sourceBranch: source,
       targetBranch: target,
       state: 'opened',
+      code: this.host.code.repository ? { repository: this.host.code.repository, baseRef: `refs/heads/${target}`, headRef: `refs/heads/${source}` } : null,
+      author: this.host.username,
+      sourceProjectId: null,
+      discussions: [],
     };
     this.all.set(mr.iid, mr);
     return json(201, this.render(mr));
@@ -122,8 +162,12 @@ export class GitLabMergeRequests {
       state: mr.state,
       source_branch: mr.sourceBranch,
       target_branch: mr.targetBranch,
-      source_project_id: this.host.projectId,
+      source_project_id: mr.sourceProjectId ?? this.host.projectId,
       target_project_id: this.host.projectId,
+      author: { username: mr.author },
+      sha: shaOf(mr.code, 'head'),
+      diff_refs: diffRefsOf(mr),
+      changes_count: String(changedFiles(mr.code).length),
       draft: false,
       merged_at: mr.state === 'merged' ? '2026-01-02T00:00:00.000Z' : null,
       references: { short: `!${mr.iid}` },

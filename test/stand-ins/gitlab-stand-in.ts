@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { CodeHostStandIn } from './code-host-stand-in.js';
 import { GitLabMergeRequests, type GitLabMergeRequestState } from './gitlab-merge-requests.js';
+import type { PullRequestSetup } from './pull-request-code.js';
 import { intParam, json, notFound, pageOf, type RecordedRequest, type StandInResponse } from './stand-in-server.js';
 
 /**
@@ -13,7 +14,8 @@ import { intParam, json, notFound, pageOf, type RecordedRequest, type StandInRes
  * - a label change adds a system note (`system: true`) like GitLab's "added ~x label";
  * - notes and issue lists are offset-paginated (`per_page`, `page`) with `X-Next-Page`,
  *   `X-Page`, `X-Total`; `labels=` filters as AND, `state=opened|closed|all`;
- * - `PRIVATE-TOKEN: <token>` (or `Authorization: Bearer`) is required: 401 `{message}` otherwise.
+ * - `PRIVATE-TOKEN: <token>` (or `Authorization: Bearer`) is required: 401 `{message}` otherwise;
+ * - `GET /api/v4/user` answers the token's account (`username`).
  */
 
 export interface GitLabIssueState {
@@ -65,6 +67,19 @@ export class GitLabStandIn extends CodeHostStandIn {
     return id;
   }
 
+  /**
+   * A merge request the test sets up, with code: the mounted repository's branches, a fork's
+   * branch (fetched to `refs/merge-requests/N/head`), or files. Answers its iid.
+   */
+  openPullRequest(setup: PullRequestSetup): number {
+    return this.mergeRequests.open(setup).iid;
+  }
+
+  /** A note on a merge request by someone (by default not the service's account). */
+  addMergeRequestNote(iid: number, body: string, opts: { username?: string; system?: boolean } = {}): number {
+    return this.mergeRequests.reviews.addNote(this.mergeRequests.get(iid), body, opts);
+  }
+
   get pullRequests(): GitLabMergeRequestState[] {
     return [...this.mergeRequests.all.values()];
   }
@@ -102,6 +117,7 @@ export class GitLabStandIn extends CodeHostStandIn {
   }
 
   protected serve(req: RecordedRequest, s: string[]): StandInResponse {
+    if (s[0] === 'api' && s[1] === 'v4' && s[2] === 'user' && s.length === 3 && req.method === 'GET') return json(200, { id: 4242, username: this.username });
     if (s[0] !== 'api' || s[1] !== 'v4' || s[2] !== 'projects') return notFound({ error: '404 Not Found' });
     if (s[3] !== this.projectPath && s[3] !== String(this.projectId)) return notFound({ message: '404 Project Not Found' });
     if (s.length === 4 && req.method === 'GET') return json(200, this.renderProject());

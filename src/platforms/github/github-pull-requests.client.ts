@@ -24,7 +24,7 @@ export interface GitHubPullRequestsOptions {
   http?: TrackerHttpOptions;
 }
 
-interface GitHubPull {
+export interface GitHubPull {
   number: number;
   html_url: string;
   state: 'open' | 'closed';
@@ -39,7 +39,7 @@ interface GitHubValidationFailure {
   errors?: ({ field?: string; code?: string; message?: string } | string)[];
 }
 
-const API_HEADERS = { Accept: 'application/vnd.github+json', 'X-GitHub-Api-Version': '2022-11-28' };
+export const API_HEADERS = { Accept: 'application/vnd.github+json', 'X-GitHub-Api-Version': '2022-11-28' };
 
 export class GitHubPullRequestsClient implements PullRequestHost {
   readonly platform = Platform.GitHub;
@@ -123,7 +123,7 @@ export class GitHubPullRequestsClient implements PullRequestHost {
   }
 }
 
-function toRef(pull: GitHubPull): PullRequestRef {
+export function toRef(pull: GitHubPull): PullRequestRef {
   return {
     number: pull.number,
     url: pull.html_url,
@@ -152,7 +152,7 @@ function describeFailure(failure: GitHubValidationFailure, draft: PullRequestDra
   return quoteHost(`${failure.message ?? 'Validation Failed'}: ${parts.join('; ') || 'no details'}`);
 }
 
-function pullNumber(number: number): number {
+export function pullNumber(number: number): number {
   if (!Number.isInteger(number) || number <= 0) throw new TrackerError(`not a pull request number: ${number}`, Platform.GitHub, null, false);
   return number;
 }

@@ -4,7 +4,10 @@ import { AzureDevOpsPullRequestsClient } from '../../../src/platforms/azure-devo
 import { GitHubPullRequestsClient } from '../../../src/platforms/github/github-pull-requests.client.js';
 import { GitLabMergeRequestsClient } from '../../../src/platforms/gitlab/gitlab-merge-requests.client.js';
 import { Platform } from '../../../src/platforms/platform.js';
-import { pullRequestHostFor } from '../../../src/platforms/pull-request-hosts.js';
+import { AzureDevOpsPullRequestReviewsClient } from '../../../src/platforms/azure-devops/azure-devops-pull-request-reviews.client.js';
+import { GitHubPullRequestReviewsClient } from '../../../src/platforms/github/github-pull-request-reviews.client.js';
+import { GitLabMergeRequestReviewsClient } from '../../../src/platforms/gitlab/gitlab-merge-request-reviews.client.js';
+import { pullRequestHostFor, pullRequestReviewsFor } from '../../../src/platforms/pull-request-hosts.js';
 import { TrackerError } from '../../../src/platforms/tracker-client.js';
 import { AzureDevOpsStandIn } from '../../stand-ins/azure-devops-stand-in.js';
 import { GitHubStandIn } from '../../stand-ins/github-stand-in.js';
@@ -45,6 +48,29 @@ describe('pullRequestHostFor', () => {
     expect(hosts[1]).toBeInstanceOf(GitLabMergeRequestsClient);
     expect(hosts[2]).toBeInstanceOf(AzureDevOpsPullRequestsClient);
     await expect(Promise.all(hosts.map((h) => h.defaultBranch()))).resolves.toEqual(['main', 'main', 'main']);
+  });
+
+  it('builds the review API of each code platform, which reads pull requests with the repository’s secret', async () => {
+    github.openPullRequest({ head: 'feature' });
+    gitlab.openPullRequest({ head: 'feature' });
+    ado.openPullRequest({ head: 'feature' });
+    const reviews = [
+      pullRequestReviewsFor(repo({ url: 'https://github.com/acme/shop-web', api_url: github.apiUrl, auth_secret: SECRETS.github })),
+      pullRequestReviewsFor(repo({ name: 'billing', platform: Platform.GitLab, url: 'https://gitlab.example/fin/billing', api_url: gitlab.apiUrl, auth_secret: SECRETS.gitlab })),
+      pullRequestReviewsFor(repo({ platform: Platform.AzureDevOps, url: ado.repositoryWebUrl, api_url: ado.organizationUrl, auth_secret: SECRETS.ado })),
+    ];
+    expect(reviews[0]).toBeInstanceOf(GitHubPullRequestReviewsClient);
+    expect(reviews[1]).toBeInstanceOf(GitLabMergeRequestReviewsClient);
+    expect(reviews[2]).toBeInstanceOf(AzureDevOpsPullRequestReviewsClient);
+    const states = await Promise.all(reviews.map((r) => r.read(1)));
+    expect(states.map((s) => [s.head, s.sameRepository])).toEqual([['feature', true], ['feature', true], ['feature', true]]);
+  });
+
+  it('pullRequestReviewsFor refuses what pullRequestHostFor refuses', () => {
+    for (const config of [repo({ auth_secret: null }), repo({ platform: Platform.Jira, url: 'https://acme.atlassian.net' }), repo({ platform: Platform.GitLab, url: 'https://gitlab.example/billing' })]) {
+      expect(() => pullRequestReviewsFor(config)).toThrow(TrackerError);
+      expect(() => pullRequestReviewsFor(config)).toThrow(/repository shop-web/);
+    }
   });
 
   it('names the repository when it has no auth_secret, is on Jira, or has a URL the host cannot read', () => {

@@ -1,0 +1,208 @@
+import type { RepoConfig } from '../../config/service-config.js';
+import { basicAuth, TrackerHttp, type TrackerHttpOptions } from '../http/tracker-http.js';
+import { Platform } from '../platform.js';
+import { inRepository, namingRepository, refusal } from '../pull-request-errors.js';
+import type { InlineComment, PostedReview, PullRequestDiff, PullRequestReviews, PullRequestState, ReviewDraft } from '../pull-request-review.js';
+import { isOwnMarked, unanchoredNote } from '../review-text.js';
+import { TrackerError } from '../tracker-client.js';
+import { AzureDevOpsPullRequestDiffReader, type AdoIteration } from './azure-devops-pull-request-diff.js';
+import type { AzureDevOpsPullRequestsOptions } from './azure-devops-pull-requests.client.js';
+import { parseAzureDevOpsRepoUrl } from './azure-devops-repo-url.js';
+
+/**
+ * Reviews on Azure DevOps Git REST 7.1. The diff is read by AzureDevOpsPullRequestDiffReader. A
+ * review is one thread with the summary and one thread per inline comment, anchored with a
+ * right-file context (`rightFileStart`/`rightFileEnd`, the new side); threads are created active,
+ * and a thread Azure DevOps refuses (400) becomes a general one saying where it belongs.
+ *
+ * Replacing the previous review: threads cannot be deleted, so each comment of it (carrying the
+ * marker and written by the token's identity, `GET {org}/_apis/connectionData`) is deleted, and
+ * a thread left with no one else's comment is closed so that it neither shows as active nor
+ * blocks a "comments resolved" policy.
+ */
+
+interface AdoPullRequestRead {
+  pullRequestId: number;
+  status: 'active' | 'completed' | 'abandoned' | 'notSet';
+  title: string;
+  description?: string | null;
+  sourceRefName: string;
+  targetRefName: string;
+  lastMergeSourceCommit?: { commitId: string };
+  lastMergeTargetCommit?: { commitId: string };
+  /** Present when the source branch is in a fork. */
+  forkSource?: { repository?: { id?: string } } | null;
+  createdBy?: { uniqueName?: string } | null;
+}
+interface AdoComment {
+  id: number;
+  content?: string;
+  isDeleted?: boolean;
+  author?: { id?: string } | null;
+}
+interface AdoThread {
+  id: number;
+  isDeleted?: boolean;
+  threadContext?: unknown;
+  comments?: AdoComment[];
+}
+
+const API = { 'api-version': '7.1' };
+const HEADS = 'refs/heads/';
+const ACTIVE = 1;
+const CLOSED = 4;
+const TEXT_COMMENT = 1;
+
+export class AzureDevOpsPullRequestReviewsClient implements PullRequestReviews {
+  readonly platform = Platform.AzureDevOps;
+  private readonly http: TrackerHttp;
+  private readonly repoPath: string;
+  private readonly webUrl: string;
+  private readonly repository: string;
+  private readonly diffs: AzureDevOpsPullRequestDiffReader;
+  private self: Promise<string> | null = null;
+
+  constructor(options: AzureDevOpsPullRequestsOptions) {
+    const { organizationUrl, project, repository } = parseAzureDevOpsRepoUrl(options.repoUrl);
+    this.repoPath = `${encodeURIComponent(project)}/_apis/git/repositories/${encodeURIComponent(repository)}`;
+    this.webUrl = `${organizationUrl}/${encodeURIComponent(project)}/_git/${encodeURIComponent(repository)}`;
+    this.repository = options.repository ?? `${project}/${repository}`;
+    this.http = new TrackerHttp(this.platform, options.apiUrl ?? organizationUrl, basicAuth('', options.pat), options.http);
+    this.diffs = new AzureDevOpsPullRequestDiffReader(this.http, this.repoPath);
+  }
+
+  static fromConfig(repo: RepoConfig, http?: TrackerHttpOptions): AzureDevOpsPullRequestReviewsClient {
+    if (!repo.auth_secret) throw refusal(Platform.AzureDevOps, repo.name, 'auth_secret is not set', null);
+    try {
+      return new AzureDevOpsPullRequestReviewsClient({ repoUrl: repo.url, apiUrl: repo.api_url, pat: repo.auth_secret, repository: repo.name, http });
+    } catch (err) {
+      throw namingRepository(repo.name, err);
+    }
+  }
+
+  read(number: number): Promise<PullRequestState> {
+    return inRepository(this.repository, async () => {
+      const res = await this.http.request<AdoPullRequestRead>({ method: 'GET', path: this.pullRequestPath(number), query: API });
+      const iteration = await this.diffs.lastIteration(number);
+      return this.stateOf(res.body, iteration);
+    });
+  }
+
+  diff(number: number): Promise<PullRequestDiff> {
+    return inRepository(this.repository, async () => {
+      this.pullRequestPath(number);
+      const iteration = await this.diffs.lastIteration(number);
+      if (!iteration) throw refusal(this.platform, this.repository, `pull request ${number} has no iteration yet`, null, true);
+      return this.diffs.read(number, iteration);
+    });
+  }
+
+  postReview(number: number, review: ReviewDraft, marker: string): Promise<PostedReview> {
+    return inRepository(this.repository, async () => {
+      const self = await this.selfId();
+      const replaced = await this.replacePrevious(number, marker, self);
+      await this.thread(number, review.summary, null);
+      let anchored = 0;
+      for (const comment of review.comments) {
+        if (await this.thread(number, comment.body, comment)) anchored++;
+        else await this.thread(number, unanchoredNote(comment), null);
+      }
+      return { anchored, unanchored: review.comments.length - anchored, replaced };
+    });
+  }
+
+  upsertComment(number: number, body: string, marker: string): Promise<void> {
+    return inRepository(this.repository, async () => {
+      const self = await this.selfId();
+      const general = (await this.threads(number)).filter((t) => !t.threadContext);
+      const previous = general.flatMap((t) => liveComments(t).filter((c) => isOwnMarked(c.content, c.author?.id, self, marker)).map((c) => ({ thread: t.id, comment: c.id }))).at(-1);
+      if (previous) {
+        await this.http.request({ method: 'PATCH', path: `${this.pullRequestPath(number)}/threads/${previous.thread}/comments/${previous.comment}`, query: API, body: { content: body } });
+      } else await this.thread(number, body, null);
+    });
+  }
+
+  /** Deletes the previous review's comments and closes the threads left with none of anyone else's. */
+  private async replacePrevious(number: number, marker: string, self: string): Promise<number> {
+    let replaced = 0;
+    for (const thread of await this.threads(number)) {
+      const live = liveComments(thread);
+      const own = live.filter((c) => isOwnMarked(c.content, c.author?.id, self, marker));
+      if (own.length === 0) continue;
+      for (const comment of own) {
+        await this.http.request({ method: 'DELETE', path: `${this.pullRequestPath(number)}/threads/${thread.id}/comments/${comment.id}`, query: API, passStatuses: [404] });
+      }
+      if (own.length === live.length) {
+        await this.http.request({ method: 'PATCH', path: `${this.pullRequestPath(number)}/threads/${thread.id}`, query: API, body: { status: CLOSED } });
+      }
+      replaced += own.length;
+    }
+    return replaced;
+  }
+
+  /** A new thread; with a comment, anchored on its new-side lines. False when Azure DevOps refuses the anchor. */
+  private async thread(number: number, content: string, anchor: InlineComment | null): Promise<boolean> {
+    const threadContext = anchor && {
+      filePath: `/${anchor.path.replace(/^\/+/, '')}`,
+      rightFileStart: { line: anchor.line, offset: 1 },
+      rightFileEnd: { line: Math.max(anchor.line, anchor.endLine ?? anchor.line), offset: 1 },
+    };
+    const res = await this.http.request({
+      method: 'POST',
+      path: `${this.pullRequestPath(number)}/threads`,
+      query: API,
+      body: { comments: [{ parentCommentId: 0, content, commentType: TEXT_COMMENT }], status: ACTIVE, ...(threadContext ? { threadContext } : {}) },
+      passStatuses: anchor ? [400] : [],
+    });
+    return res.status !== 400;
+  }
+
+  private async threads(number: number): Promise<AdoThread[]> {
+    const res = await this.http.request<{ value?: AdoThread[] }>({ method: 'GET', path: `${this.pullRequestPath(number)}/threads`, query: API });
+    return (res.body.value ?? []).filter((t) => !t.isDeleted);
+  }
+
+  private stateOf(pr: AdoPullRequestRead, iteration: AdoIteration | null): PullRequestState {
+    const headSha = iteration?.sourceRefCommit?.commitId ?? pr.lastMergeSourceCommit?.commitId;
+    const baseSha = iteration?.targetRefCommit?.commitId ?? pr.lastMergeTargetCommit?.commitId;
+    if (!headSha || !baseSha) throw refusal(this.platform, this.repository, `pull request ${pr.pullRequestId} has no commits yet`, null, true);
+    return {
+      number: pr.pullRequestId,
+      url: `${this.webUrl}/pullrequest/${pr.pullRequestId}`,
+      state: pr.status === 'active' ? 'open' : pr.status === 'completed' ? 'merged' : 'closed',
+      title: pr.title,
+      body: pr.description ?? '',
+      head: withoutHeads(pr.sourceRefName),
+      base: withoutHeads(pr.targetRefName),
+      headSha,
+      baseSha,
+      startSha: baseSha,
+      sameRepository: !pr.forkSource,
+      author: pr.createdBy?.uniqueName ?? null,
+      fetchRef: `refs/pull/${pr.pullRequestId}/merge`,
+    };
+  }
+
+  private pullRequestPath(number: number): string {
+    if (!Number.isInteger(number) || number <= 0) throw new TrackerError(`not a pull request id: ${number}`, Platform.AzureDevOps, null, false);
+    return `${this.repoPath}/pullRequests/${number}`;
+  }
+
+  private selfId(): Promise<string> {
+    this.self ??= this.http.request<{ authenticatedUser?: { id?: string } }>({ method: 'GET', path: '_apis/connectionData', query: { 'api-version': '7.1-preview' } }).then((res) => {
+      const id = res.body.authenticatedUser?.id;
+      if (!id) throw refusal(this.platform, this.repository, 'Azure DevOps did not say which identity the token is (connectionData)', res.status);
+      return id;
+    });
+    this.self.catch(() => (this.self = null));
+    return this.self;
+  }
+}
+
+function liveComments(thread: AdoThread): AdoComment[] {
+  return (thread.comments ?? []).filter((c) => !c.isDeleted);
+}
+
+function withoutHeads(ref: string): string {
+  return ref.startsWith(HEADS) ? ref.slice(HEADS.length) : ref;
+}
