@@ -5,6 +5,9 @@
 //   baseline  `docker run --rm <image> true` (the Docker CLI: create, attach, start, wait, remove)
 //   ours      container-engine (one locked-down container: create, put its directories, start;
 //             an exec through the kill wrapper; a forced remove)
+//   reference container-orchestrator against the Kubernetes stand-in (test/stand-ins: each Pod a
+//             container on the same engine, exec over WebSocket): the client's real protocol
+//             work, with the stand-in's overhead instead of a kubelet's; no real cluster here
 //   reference in-process (a directory and a child process on this host)
 //
 // The image is the tests' pipeline-service-test:latest (built from this host's binaries when
@@ -16,6 +19,9 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { importTestSupport } from './test-support.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const COUNT = Number(process.env.BENCH_SANDBOXES ?? 50);
@@ -32,7 +38,8 @@ if (!existsSync(built) || statSync(built).mtimeMs < newestSource(join(ROOT, 'src
 const { ContainerEngineBackend } = await import(built);
 const { InProcessBackend } = await import(join(ROOT, 'dist/sandbox/in-process.backend.js'));
 const { DEFAULT_SANDBOX } = await import(join(ROOT, 'dist/config/service-config.js'));
-const { ensureDockerEngine, ensureSandboxImage } = await import(join(ROOT, 'test/support/sandbox-image.ts'));
+const { ContainerOrchestratorBackend } = await import(join(ROOT, 'dist/sandbox/container-orchestrator/container-orchestrator.backend.js'));
+const { ensureDockerEngine, ensureSandboxImage } = await importTestSupport('test/support/sandbox-image.js');
 
 /** Times `once` COUNT times after WARMUP untimed calls; answers the durations in ms. */
 async function measure(once) {
@@ -79,5 +86,21 @@ if (unavailable) {
   const ours = stats(await measure(lifecycle(engine)));
   const ratio = ours.p50 / baseline.p50;
   line('ours      container-engine', ours, `   ${ratio.toFixed(2)}× baseline at p50 (target ≤ ${TARGET_RATIO}×: ${ratio <= TARGET_RATIO ? 'met' : 'NOT met'})`);
+
+  const { KubernetesStandIn } = await importTestSupport('test/stand-ins/kubernetes-stand-in.js');
+  const { ensureKubernetesTestImage } = await importTestSupport('test/stand-ins/kubernetes/test-image.js');
+  const cluster = await new KubernetesStandIn({ namespaces: ['bench'] }).start();
+  const dir = await mkdtemp(join(tmpdir(), 'bench-orchestrator-'));
+  try {
+    const orchestrator = new ContainerOrchestratorBackend({
+      ...DEFAULT_SANDBOX, backend: 'container-orchestrator', image: ensureKubernetesTestImage(), memory: 512 * 1024 ** 2,
+      orchestrator: { namespace: 'bench', kubeconfig: cluster.writeKubeconfig(dir) },
+    }, { instance: 'bench', startTimeoutMs: 30_000 });
+    const pods = stats(await measure(lifecycle(orchestrator)));
+    line('reference container-orchestrator (stand-in)', pods, `   ${(pods.p50 / baseline.p50).toFixed(2)}× baseline at p50`);
+  } finally {
+    await cluster.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 line('reference in-process', stats(await measure(lifecycle(new InProcessBackend('/usr/bin:/bin')))));
