@@ -3,6 +3,8 @@ import pg from 'pg';
 import { Redis } from 'ioredis';
 import { DatabaseService } from '../../../src/database/database.service.js';
 import type { Platform } from '../../../src/platforms/platform.js';
+import type { PullRequestTarget } from '../../../src/runs/pipeline-request.js';
+import { PullRequestRunsService } from '../../../src/runs/pull-request-runs.service.js';
 import { StoreConnectionService } from '../../../src/store/store-connection.service.js';
 import { ClaimService } from '../../../src/tickets/claim.service.js';
 import { eventually } from '../../support/eventually.js';
@@ -79,6 +81,19 @@ export class PublishServer {
     const outcome = await this.app.get(ClaimService).claim({ platform, project, ticket }, pipeline);
     if (outcome.outcome !== 'Claimed') throw new Error(`claim of ${project}/${ticket}: ${JSON.stringify(outcome)}`);
     return outcome.runId;
+  }
+
+  /** Starts a run of `pipeline` on a pull request (as the label trigger does); answers the run id. */
+  async startOnPullRequest(platform: Platform, project: string, target: PullRequestTarget, pipeline: string): Promise<string> {
+    const outcome = await this.app.get(PullRequestRunsService).start({ platform, project, target, pipeline });
+    if (outcome.outcome !== 'Claimed') throw new Error(`run of ${project} ${target.repo}#${target.number}: ${JSON.stringify(outcome)}`);
+    return outcome.runId;
+  }
+
+  /** Starts a run on a pull request and waits for its end. */
+  async runOnPullRequest(platform: Platform, project: string, target: PullRequestTarget, pipeline: string, timeoutMs?: number): Promise<{ runId: string } & RunRow> {
+    const runId = await this.startOnPullRequest(platform, project, target, pipeline);
+    return { runId, ...(await this.finished(runId, timeoutMs)) };
   }
 
   /** Waits for the run to end (succeeded, failed or cancelled). */
