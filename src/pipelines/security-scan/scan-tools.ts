@@ -10,8 +10,8 @@ import { scanTreeForSecrets } from './scanners/tree-secrets.scanner.js';
 
 /** The deterministic scanners and the report writers, as the `security-scan` pipeline calls them. */
 export interface ScanTools {
-  /** Secrets in the tree, then in its last 500 commits (a secret still in the tree is reported once, by the tree scan). */
-  secrets(tree: CommittedTree, signal: AbortSignal): Promise<ScannerReport[]>;
+  /** `repo`: the repository's name in a multi-repository project (findings carry it), else null. Secrets in the tree, then in its last 500 commits (a secret still in the tree is reported once, by the tree scan). */
+  secrets(tree: CommittedTree, repo: string | null, signal: AbortSignal): Promise<ScannerReport[]>;
   /** The ecosystem's dependency audit, inside the sandbox (`npm audit`). */
   dependencies(sandbox: Sandbox, repo: string | null, signal: AbortSignal): Promise<ScannerReport>;
   /** SARIF 2.1.0 of the whole scan, as JSON text. */
@@ -21,9 +21,9 @@ export interface ScanTools {
 }
 
 export const SCAN_TOOLS: ScanTools = {
-  async secrets(tree, signal) {
-    const inTree = await scanTreeForSecrets(tree, { signal, repo: tree.repo });
-    const history = await scanHistoryForSecrets(tree, { signal, repo: tree.repo, inTree: inTree.fingerprints });
+  async secrets(tree, repo, signal) {
+    const inTree = await scanTreeForSecrets(tree, { signal, repo });
+    const history = await scanHistoryForSecrets(tree, { signal, repo, inTree: inTree.fingerprints });
     return [inTree.report, history];
   },
   dependencies: (sandbox, repo, signal) => auditNpmDependencies(sandbox, { signal, repo }),

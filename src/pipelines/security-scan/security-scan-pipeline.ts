@@ -45,10 +45,11 @@ class ScannersStep implements PipelineStep {
   async run(context: StepContext): Promise<StepResult> {
     const { tools } = this.state;
     for (const entry of context.sandboxes) {
-      const repo = entry.repo?.name ?? null;
+      // Findings name their repository only where there are several (SARIF locations start with it).
+      const repo = context.sandboxes.length > 1 ? entry.repo?.name ?? null : null;
       const reports: ScannerReport[] = [];
       if (entry.committed) {
-        reports.push(...await tools.secrets(entry.committed, context.signal));
+        reports.push(...await tools.secrets(entry.committed, repo, context.signal));
       } else {
         for (const name of ['secrets in the tree', 'secrets in history']) {
           reports.push({ tool: ScanTool.Secrets, name, ran: false, note: 'no repository: the run has no committed tree to read', findings: [], durationMs: 0 });
@@ -86,7 +87,7 @@ class ModelReviewStep implements PipelineStep {
     this.state.agent.close(session);
     const repoOf = (path: string): { repo: string | null; path: string } => {
       const tree = trees.find((t) => t.prefix !== null && path.startsWith(`${t.prefix}/`));
-      return tree ? { repo: tree.prefix, path: path.slice(tree.prefix!.length + 1) } : { repo: context.sandboxes[0]?.repo?.name ?? null, path };
+      return tree ? { repo: tree.prefix, path: path.slice(tree.prefix!.length + 1) } : { repo: null, path };
     };
     const findings = session.findings.map((f) => modelFinding(f, repoOf(f.path)));
     if (outcome.kind !== 'finished') {
