@@ -7,6 +7,7 @@ import { Platform } from '../../../src/platforms/platform.js';
 import { branchTip, commitFiles, git, setBranchTip } from '../../stand-ins/git-repositories.js';
 import { ModelStandIn, type ScriptedTurn } from '../../stand-ins/model-stand-in.js';
 import { type CodeHost, DONE_STATUS, type HostKind, type ReviewComment, startCodeHost } from '../../workspaces/support/code-hosts.js';
+import { eventually } from '../../support/eventually.js';
 import { GIT_IDENTITY } from '../../workspaces/support/publish-config.js';
 import { PublishServer } from '../../workspaces/support/publish-server.js';
 import { CONTEXT_FILES, PROVIDER_OF } from './code-scenarios.js';
@@ -241,6 +242,31 @@ export function describeReviewPipeline(kind: HostKind): void {
       expect(pushes()).toEqual([]);
     }, 120_000);
 
+    it("a fork's pull request is reviewed on the fork's head, fetched through the base repository", async () => {
+      const fork = join(root, `${kind}-fork.git`);
+      git(['clone', '--quiet', '--bare', host.bare, fork]);
+      commitFiles(fork, 'patch-1', { 'src/fork-only.ts': "export const forked = 'FORK-MARKER-2b7';\n" }, 'A contribution', 'main');
+      const title = 'FORK-PR-7e5';
+      const number = host.openPullRequest({ head: 'patch-1', title, fork: { repository: fork, owner: 'contributor' } });
+      model.script({
+        match: title,
+        turns: [
+          { toolCalls: [{ name: 'read_file', input: { path: 'src/fork-only.ts' } }] },
+          { toolCalls: [{ name: 'report_finding', input: { path: 'src/fork-only.ts', line: 1, severity: 'low', title: 'FORK-FINDING', detail: 'Named oddly.' } }] },
+          { toolCalls: [{ name: 'finish', input: { summary: 'ASSESSMENT-FORK.' } }] },
+        ],
+      });
+      const tips = branchTips(host.bare);
+
+      const { state, error } = await review(number);
+      expect({ state, error }).toEqual({ state: 'succeeded', error: null });
+      expect(model.modelCalls().filter((r) => r.body.includes(title))[1]!.text).toContain('FORK-MARKER-2b7');
+      expect(inlineOf(host.serviceReviewComments(number)).map((c) => [c.path, c.line, titleOfInline(c)])).toEqual([['src/fork-only.ts', 1, 'FORK-FINDING']]);
+      expect(host.summaryComments(number)).toEqual([expect.stringContaining('ASSESSMENT-FORK.')]);
+      expect(branchTips(host.bare)).toBe(tips);
+      expect(pushes()).toEqual([]);
+    }, 90_000);
+
     it("a ticket's pr-review reviews the open pull request of its work branch", async () => {
       const ticket = tickets.withPullRequest;
       const branch = `service/${ticket}`;
@@ -258,6 +284,7 @@ export function describeReviewPipeline(kind: HostKind): void {
 
       const { state, error } = await server.run(kind, 'app', ticket, 'pr-review', 60_000);
       expect({ state, error }).toEqual({ state: 'succeeded', error: null });
+      await eventually(() => (host.labels(ticket).includes('service:done') ? true : undefined), 15_000, `${ticket} to be service:done`);
       const first = model.modelCalls().find((r) => r.body.includes(title))!;
       expect(first.text).toContain(`Pull request #${number}: \`${branch}\` into \`main\``);
       const comments = host.serviceReviewComments(number);
@@ -270,9 +297,13 @@ export function describeReviewPipeline(kind: HostKind): void {
     it('a ticket without an open pull request fails naming its work branch, without calling the model', async () => {
       const ticket = tickets.withoutPullRequest;
       const calls = model.modelCalls().length;
-      const { state, error } = await server.run(kind, 'app', ticket, 'pr-review', 60_000);
+      const { runId, state, error } = await server.run(kind, 'app', ticket, 'pr-review', 60_000);
       expect(state).toBe('failed');
       expect(error).toContain(`no open pull request of branch service/${ticket}`);
+      // The ticket says why, in its failure comment.
+      const said = await eventually(() => host.comments(ticket).find((c) => c.includes(runId)), 15_000, `the failure comment on ${ticket}`);
+      expect(said).toContain(`service/${ticket}`);
+      await eventually(() => (host.labels(ticket).includes('service:failed') ? true : undefined), 15_000, `${ticket} to be service:failed`);
       expect(model.modelCalls()).toHaveLength(calls);
     }, 90_000);
   });
