@@ -32,7 +32,7 @@ export const CONTEXT_FILES = {
 };
 
 /** Which provider each tracker's runs talk to, so every wire format is driven end to end once. */
-const PROVIDER_OF: Record<HostKind | typeof Platform.Jira, { provider: string; model: string; base: (m: ModelStandIn) => string }> = {
+export const PROVIDER_OF: Record<HostKind | typeof Platform.Jira, { provider: string; model: string; base: (m: ModelStandIn) => string }> = {
   [Platform.GitHub]: { provider: 'openai', model: 'gpt-5.1', base: (m) => m.baseUrl },
   [Platform.GitLab]: { provider: 'anthropic', model: 'claude-sonnet-4-5', base: (m) => m.baseUrl },
   [Platform.AzureDevOps]: { provider: 'openai-compatible', model: 'local-coder', base: (m) => m.baseUrl },

@@ -1,10 +1,12 @@
 import { join } from 'node:path';
+import { REVIEW_MARKER } from '../../../src/pipelines/review/review-texts.js';
 import { Platform } from '../../../src/platforms/platform.js';
 import { AzureDevOpsStandIn } from '../../stand-ins/azure-devops-stand-in.js';
 import type { CodeHostStandIn } from '../../stand-ins/code-host-stand-in.js';
 import { branchTip, createBareRepository } from '../../stand-ins/git-repositories.js';
 import { GitHubStandIn } from '../../stand-ins/github-stand-in.js';
 import { GitLabStandIn } from '../../stand-ins/gitlab-stand-in.js';
+import type { PullRequestSetup } from '../../stand-ins/pull-request-code.js';
 import type { RecordedRequest } from '../../stand-ins/stand-in-server.js';
 
 /**
@@ -44,7 +46,28 @@ export interface CodeHost {
   /** The request that posted a comment on the ticket. */
   isCommentPost(req: RecordedRequest, ticket: string): boolean;
   pullRequests(): HostPullRequest[];
+  /** Someone opens a pull request with `description` (the mounted repository's branches); answers its number. */
+  openPullRequest(setup: PullRequestSetup & { description?: string }): number;
+  /** The author edits the pull request's description. */
+  describePullRequest(number: number, description: string): void;
+  /**
+   * What the service's review shows on the pull request now: the comments carrying the review's
+   * marker, written by the token's account and not deleted (GitHub's superseded review bodies
+   * lose the marker, so they are not among them).
+   */
+  serviceReviewComments(number: number): ReviewComment[];
+  /** The summaries among them. */
+  summaryComments(number: number): string[];
+  /** Every verdict the pull request received: GitHub reviews' events, GitLab (un)approvals, Azure DevOps votes. */
+  reviewVerdicts(number: number): string[];
   stop(): Promise<void>;
+}
+
+/** A review comment as a host shows it: an inline one has its new-side path and line, a summary none. */
+export interface ReviewComment {
+  path: string | null;
+  line: number | null;
+  body: string;
 }
 
 /** A pull (merge) request as the host holds it, the same shape for the three. */
@@ -99,8 +122,26 @@ function gitHub(standIn: GitHubStandIn, bare: string, token: string, name: strin
       req.method === 'POST' && req.path === `${issuePath(ticket)}/labels` && listOf(bodyOf(req)['labels']).includes(DONE_STATUS[Platform.GitHub]),
     isCommentPost: (req, ticket) => req.method === 'POST' && req.path === `${issuePath(ticket)}/comments`,
     pullRequests: () => standIn.pullRequests.map((p) => ({ number: p.number, title: p.title, body: p.body ?? '', head: p.head, base: p.base, open: p.state === 'open' })),
+    openPullRequest: ({ description, ...setup }) => {
+      const number = standIn.openPullRequest(setup);
+      standIn.pullRequest(number).body = description ?? null;
+      return number;
+    },
+    describePullRequest: (number, description) => void (standIn.pullRequest(number).body = description),
+    serviceReviewComments,
+    summaryComments: (number) => summariesOf(serviceReviewComments(number)),
+    reviewVerdicts: (number) => standIn.pulls.reviews.reviews.filter((r) => r.pull === number).map((r) => r.event ?? 'PENDING'),
     stop: () => standIn.stop(),
   };
+
+  function serviceReviewComments(number: number): ReviewComment[] {
+    const { reviews, comments } = standIn.pulls.reviews;
+    const own = (login: string, body: string) => login === standIn.login && body.includes(REVIEW_MARKER);
+    return [
+      ...reviews.filter((r) => r.pull === number && own(r.login, r.body)).map((r) => ({ path: null, line: null, body: r.body })),
+      ...comments.filter((c) => c.pull === number && own(c.login, c.body)).map((c) => ({ path: c.path, line: c.line, body: c.body })),
+    ];
+  }
 }
 
 function gitLab(standIn: GitLabStandIn, bare: string, token: string, name: string, exists: (b: string) => boolean): CodeHost {
@@ -126,8 +167,25 @@ function gitLab(standIn: GitLabStandIn, bare: string, token: string, name: strin
       req.method === 'PUT' && req.path === issuePath(ticket) && listOf(bodyOf(req)['add_labels']).includes(DONE_STATUS[Platform.GitLab]),
     isCommentPost: (req, ticket) => req.method === 'POST' && req.path === `${issuePath(ticket)}/notes`,
     pullRequests: () => standIn.pullRequests.map((m) => ({ number: m.iid, title: m.title, body: m.description ?? '', head: m.sourceBranch, base: m.targetBranch, open: m.state === 'opened' })),
+    openPullRequest: ({ description, ...setup }) => {
+      const iid = standIn.openPullRequest(setup);
+      standIn.pullRequest(iid).description = description ?? null;
+      return iid;
+    },
+    describePullRequest: (iid, description) => void (standIn.pullRequest(iid).description = description),
+    serviceReviewComments,
+    summaryComments: (iid) => summariesOf(serviceReviewComments(iid)),
+    reviewVerdicts: (iid) => standIn.requests
+      .filter((r) => r.method === 'POST' && new RegExp(`/merge_requests/${iid}/(un)?approve$`).test(r.path))
+      .map((r) => (r.path.endsWith('/unapprove') ? 'UNAPPROVE' : 'APPROVE')),
     stop: () => standIn.stop(),
   };
+
+  function serviceReviewComments(iid: number): ReviewComment[] {
+    return standIn.mergeRequests.reviews.notesOf(standIn.pullRequest(iid))
+      .filter((n) => n.username === standIn.username && !n.system && n.body.includes(REVIEW_MARKER))
+      .map((n) => ({ path: n.position ? String(n.position['new_path']) : null, line: n.position ? Number(n.position['new_line']) : null, body: n.body }));
+  }
 }
 
 function azureDevOps(standIn: AzureDevOpsStandIn, bare: string, token: string, name: string, exists: (b: string) => boolean): CodeHost {
@@ -165,8 +223,33 @@ function azureDevOps(standIn: AzureDevOpsStandIn, bare: string, token: string, n
       number: p.pullRequestId, title: p.title, body: p.description, head: p.sourceRefName.replace(/^refs\/heads\//, ''),
       base: p.targetRefName.replace(/^refs\/heads\//, ''), open: p.status === 'active',
     })),
+    openPullRequest: ({ description, ...setup }) => {
+      const id = standIn.openPullRequest(setup);
+      standIn.pullRequest(id).description = description ?? '';
+      return id;
+    },
+    describePullRequest: (id, description) => void (standIn.pullRequest(id).description = description),
+    serviceReviewComments,
+    summaryComments: (id) => summariesOf(serviceReviewComments(id)),
+    // A vote (approve, wait for author, reject) is the reviewer entry's `vote`.
+    reviewVerdicts: (id) => standIn.requests
+      .filter((r) => ['PUT', 'PATCH', 'POST'].includes(r.method) && new RegExp(`/pullrequests/${id}/reviewers`, 'i').test(r.path))
+      .map((r) => `VOTE ${String(bodyOf(r)['vote'])}`),
     stop: () => standIn.stop(),
   };
+
+  function serviceReviewComments(id: number): ReviewComment[] {
+    return standIn.pullRequest(id).threads.flatMap((t) => {
+      const context = t.threadContext as { filePath?: string; rightFileStart?: { line?: number } } | null;
+      return t.comments
+        .filter((c) => !c.isDeleted && c.uniqueName === standIn.uniqueName && c.content.includes(REVIEW_MARKER))
+        .map((c) => ({ path: context?.filePath?.replace(/^\//, '') ?? null, line: context?.rightFileStart?.line ?? null, body: c.content }));
+    });
+  }
+}
+
+function summariesOf(comments: readonly ReviewComment[]): string[] {
+  return comments.filter((c) => c.path === null).map((c) => c.body);
 }
 
 function bodyOf(req: RecordedRequest): Record<string, unknown> {
