@@ -1,3 +1,4 @@
+import { AGENTS_REFUSED } from '../../src/pipelines/pipeline-catalog.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runPipeline } from '../../src/cli/run.command.js';
 import { type RunTestSetup, createRunTestSetup } from './support/run-test-setup.js';
@@ -20,12 +21,12 @@ describe('pipeline-service run', () => {
     expect(lines.at(-1)).toBe('pipeline hello succeeded');
   });
 
-  it('reports failure for a failing pipeline, a built-in not in this release and an unknown project', async () => {
+  it('reports failure for a failing pipeline, a built-in agent pipeline the in-process backend refuses and an unknown project', async () => {
     const lines: string[] = [];
     expect(await runPipeline(setup.env, { pipeline: 'broken', project: 'solo', ticket: null }, (l) => lines.push(l))).toBe(false);
     expect(lines.at(-1)).toBe('pipeline broken failed: `exit 3` exited with code 3 in sandbox solo-web');
     expect(await runPipeline(setup.env, { pipeline: 'security-scan', project: 'solo', ticket: null }, (l) => lines.push(l))).toBe(false);
-    expect(lines.at(-1)).toBe('pipeline security-scan failed: pipeline security-scan is not available in this release');
+    expect(lines.at(-1)).toBe(`pipeline security-scan failed: ${AGENTS_REFUSED}`);
     expect(await runPipeline(setup.env, { pipeline: 'hello', project: 'nowhere', ticket: null }, (l) => lines.push(l))).toBe(false);
   });
 });

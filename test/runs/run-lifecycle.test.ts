@@ -1,4 +1,5 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { AGENTS_REFUSED } from '../../src/pipelines/pipeline-catalog.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Platform } from '../../src/platforms/platform.js';
 import { RunQueueService } from '../../src/runs/run-queue.service.js';
@@ -95,11 +96,11 @@ describe('a claimed ticket runs through the consumer', () => {
     expect(texts).not.toContain('never');
   });
 
-  it('fails a built-in pipeline this release cannot run, never pretending success', async () => {
+  it('fails a built-in agent pipeline the in-process backend refuses, never pretending success', async () => {
     const runId = await claim('4', 'security-scan');
     const run = await ended(runId);
     expect(run.state).toBe('failed');
-    expect(run.error).toBe('pipeline security-scan is not available in this release');
+    expect(run.error).toBe(AGENTS_REFUSED);
     expect(await ticketState('4')).toBe('failed');
   });
 
