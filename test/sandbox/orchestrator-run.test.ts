@@ -36,6 +36,8 @@ describe.skipIf(!engine.ok)(`pipelines in container-orchestrator sandboxes, thro
     commitFiles(host.bare, 'main', CONTEXT_FILES, 'Add the contexts');
     host.addTicket('71', 'Report from a pod', 'Anything.');
     host.addTicket('72', 'Greet from a pod', 'Write greeting.txt saying hello.');
+    host.addTicket('73', 'Hang in a pod', 'Anything.');
+    host.addTicket('74', 'Report from an image nobody has', 'Anything.');
     model = await ModelStandIn.start({ apiKey });
     server = await PublishServer.boot({
       git: GIT_IDENTITY,
@@ -49,6 +51,8 @@ describe.skipIf(!engine.ok)(`pipelines in container-orchestrator sandboxes, thro
           commands: ['echo "host=$(hostname) uid=$(id -u) net=$(ls /sys/class/net | tr "\\n" " ")sa=$(ls /var/run/secrets 2>&1 | head -1)"', 'cat README.md'],
           timeout_seconds: 120,
         },
+        // Overruns its bound: the run's timeout kills the command in the pod.
+        hang: { commands: ['echo started; sleep 60; echo never'], timeout_seconds: 3 },
       },
       projects: { podded: { ...host.trackerConfig(DONE_STATUS[Platform.GitHub], 'code'), repos: [host.repoEntry()] } },
     });
@@ -94,5 +98,28 @@ describe.skipIf(!engine.ok)(`pipelines in container-orchestrator sandboxes, thro
     expect(green).not.toContain(`green in ${hostname()}`);
     expect(fileAt(host.bare, 'service/72', 'greeting.txt')).toBe('hello\n');
     expect(host.pullRequests().filter((pr) => pr.head === 'service/72')).toHaveLength(1);
+  });
+
+  it('a command that overruns the pipeline timeout is killed, the run fails and the pod is deleted', async () => {
+    const started = Date.now();
+    const { runId, state, error } = await server.run(Platform.GitHub, 'podded', '73', 'hang', 90_000);
+    expect(state).toBe('failed');
+    expect(error).toMatch(/timed out|timeout/i);
+    expect(Date.now() - started).toBeLessThan(45_000);
+    const texts = (await server.events(runId)).map((e) => e.text);
+    expect(texts).toContain('started');
+    expect(texts).not.toContain('never');
+    await eventually(() => (cluster.pods.list(NAMESPACE).some((p) => JSON.stringify(p).includes(runId)) ? undefined : true), 15_000, 'the pod to be deleted');
+  });
+
+  it("a context naming an image that cannot be pulled fails the run naming the image, and leaves no pod", async () => {
+    // The ticket's work branch carries a context whose toolchain image no registry has.
+    commitFiles(host.bare, 'service/74', {
+      '.service/contexts/default/context.yaml': 'name: default\npath: .\nimage: registry.invalid/nobody/toolchain:1\ntest:\n  - sh test.sh\n',
+    }, 'Name an image', 'main');
+    const { runId, state, error } = await server.run(Platform.GitHub, 'podded', '74', 'report', 90_000);
+    expect(state).toBe('failed');
+    expect(error).toContain('registry.invalid/nobody/toolchain:1');
+    expect(cluster.pods.list(NAMESPACE).some((p) => JSON.stringify(p).includes(runId))).toBe(false);
   });
 });
