@@ -1,3 +1,4 @@
+import type { RepoConfig } from '../config/service-config.js';
 import type { Platform } from './platform.js';
 import { TrackerError } from './tracker-client.js';
 
@@ -34,4 +35,17 @@ export function refusal(platform: Platform, repository: string, message: string,
 export function quoteHost(text: string): string {
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length > 300 ? `${line.slice(0, 300)}…` : line;
+}
+
+/**
+ * A host client of a configured repository, built with its `auth_secret`: refused without one,
+ * and a URL the client cannot read is refused naming the repository.
+ */
+export function clientForRepository<T>(platform: Platform, repo: RepoConfig, build: (token: string) => T): T {
+  if (!repo.auth_secret) throw refusal(platform, repo.name, 'auth_secret is not set', null);
+  try {
+    return build(repo.auth_secret);
+  } catch (err) {
+    throw namingRepository(repo.name, err);
+  }
 }

@@ -1,12 +1,12 @@
 import type { RepoConfig } from '../../config/service-config.js';
 import { basicAuth, TrackerHttp, type TrackerHttpOptions } from '../http/tracker-http.js';
 import { Platform } from '../platform.js';
-import { inRepository, namingRepository, refusal } from '../pull-request-errors.js';
+import { clientForRepository, inRepository, refusal } from '../pull-request-errors.js';
 import type { InlineComment, PostedReview, PullRequestDiff, PullRequestReviews, PullRequestState, ReviewDraft } from '../pull-request-review.js';
 import { isOwnMarked, unanchoredNote } from '../review-text.js';
 import { TrackerError } from '../tracker-client.js';
 import { AzureDevOpsPullRequestDiffReader, type AdoIteration } from './azure-devops-pull-request-diff.js';
-import type { AzureDevOpsPullRequestsOptions } from './azure-devops-pull-requests.client.js';
+import { type AzureDevOpsPullRequestsOptions, adoPullRequestRef } from './azure-devops-pull-requests.client.js';
 import { parseAzureDevOpsRepoUrl } from './azure-devops-repo-url.js';
 
 /**
@@ -48,7 +48,6 @@ interface AdoThread {
 }
 
 const API = { 'api-version': '7.1' };
-const HEADS = 'refs/heads/';
 const ACTIVE = 1;
 const CLOSED = 4;
 const TEXT_COMMENT = 1;
@@ -72,12 +71,7 @@ export class AzureDevOpsPullRequestReviewsClient implements PullRequestReviews {
   }
 
   static fromConfig(repo: RepoConfig, http?: TrackerHttpOptions): AzureDevOpsPullRequestReviewsClient {
-    if (!repo.auth_secret) throw refusal(Platform.AzureDevOps, repo.name, 'auth_secret is not set', null);
-    try {
-      return new AzureDevOpsPullRequestReviewsClient({ repoUrl: repo.url, apiUrl: repo.api_url, pat: repo.auth_secret, repository: repo.name, http });
-    } catch (err) {
-      throw namingRepository(repo.name, err);
-    }
+    return clientForRepository(Platform.AzureDevOps, repo, (token) => new AzureDevOpsPullRequestReviewsClient({ repoUrl: repo.url, apiUrl: repo.api_url, pat: token, repository: repo.name, http }));
   }
 
   read(number: number): Promise<PullRequestState> {
@@ -167,13 +161,7 @@ export class AzureDevOpsPullRequestReviewsClient implements PullRequestReviews {
     const baseSha = iteration?.targetRefCommit?.commitId ?? pr.lastMergeTargetCommit?.commitId;
     if (!headSha || !baseSha) throw refusal(this.platform, this.repository, `pull request ${pr.pullRequestId} has no commits yet`, null, true);
     return {
-      number: pr.pullRequestId,
-      url: `${this.webUrl}/pullrequest/${pr.pullRequestId}`,
-      state: pr.status === 'active' ? 'open' : pr.status === 'completed' ? 'merged' : 'closed',
-      title: pr.title,
-      body: pr.description ?? '',
-      head: withoutHeads(pr.sourceRefName),
-      base: withoutHeads(pr.targetRefName),
+      ...adoPullRequestRef(pr, this.webUrl),
       headSha,
       baseSha,
       startSha: baseSha,
@@ -203,6 +191,3 @@ function liveComments(thread: AdoThread): AdoComment[] {
   return (thread.comments ?? []).filter((c) => !c.isDeleted);
 }
 
-function withoutHeads(ref: string): string {
-  return ref.startsWith(HEADS) ? ref.slice(HEADS.length) : ref;
-}

@@ -1,7 +1,7 @@
 import type { RepoConfig } from '../../config/service-config.js';
 import { basicAuth, TrackerHttp, type TrackerHttpOptions } from '../http/tracker-http.js';
 import { Platform } from '../platform.js';
-import { inRepository, namingRepository, quoteHost, refusal } from '../pull-request-errors.js';
+import { clientForRepository, inRepository, quoteHost, refusal } from '../pull-request-errors.js';
 import type { PullRequestDraft, PullRequestHost, PullRequestRef } from '../pull-request-host.js';
 import { TrackerError } from '../tracker-client.js';
 import { parseAzureDevOpsRepoUrl } from './azure-devops-repo-url.js';
@@ -23,7 +23,7 @@ export interface AzureDevOpsPullRequestsOptions {
   http?: TrackerHttpOptions;
 }
 
-interface AdoPullRequest {
+export interface AdoPullRequest {
   pullRequestId: number;
   status: 'active' | 'completed' | 'abandoned' | 'notSet';
   title: string;
@@ -58,12 +58,7 @@ export class AzureDevOpsPullRequestsClient implements PullRequestHost {
   }
 
   static fromConfig(repo: RepoConfig, http?: TrackerHttpOptions): AzureDevOpsPullRequestsClient {
-    if (!repo.auth_secret) throw refusal(Platform.AzureDevOps, repo.name, 'auth_secret is not set', null);
-    try {
-      return new AzureDevOpsPullRequestsClient({ repoUrl: repo.url, apiUrl: repo.api_url, pat: repo.auth_secret, repository: repo.name, http });
-    } catch (err) {
-      throw namingRepository(repo.name, err);
-    }
+    return clientForRepository(Platform.AzureDevOps, repo, (token) => new AzureDevOpsPullRequestsClient({ repoUrl: repo.url, apiUrl: repo.api_url, pat: token, repository: repo.name, http }));
   }
 
   defaultBranch(): Promise<string> {
@@ -131,16 +126,9 @@ export class AzureDevOpsPullRequestsClient implements PullRequestHost {
   }
 
   private toRef(pr: AdoPullRequest): PullRequestRef {
-    return {
-      number: pr.pullRequestId,
-      url: `${this.webUrl}/pullrequest/${pr.pullRequestId}`,
-      state: pr.status === 'active' ? 'open' : pr.status === 'completed' ? 'merged' : 'closed',
-      title: pr.title,
-      body: pr.description ?? '',
-      head: withoutHeads(pr.sourceRefName),
-      base: withoutHeads(pr.targetRefName),
-    };
+    return adoPullRequestRef(pr, this.webUrl);
   }
+
 }
 
 export const DESCRIPTION_LIMIT = 4000;
@@ -168,4 +156,17 @@ function withoutHeads(ref: string): string {
 function pullRequestId(number: number): number {
   if (!Number.isInteger(number) || number <= 0) throw new TrackerError(`not a pull request id: ${number}`, Platform.AzureDevOps, null, false);
   return number;
+}
+
+/** A pull request as the service sees it, from the host's answer and the repository's web page. */
+export function adoPullRequestRef(pr: AdoPullRequest, webUrl: string): PullRequestRef {
+  return {
+    number: pr.pullRequestId,
+    url: `${webUrl}/pullrequest/${pr.pullRequestId}`,
+    state: pr.status === 'active' ? 'open' : pr.status === 'completed' ? 'merged' : 'closed',
+    title: pr.title,
+    body: pr.description ?? '',
+    head: withoutHeads(pr.sourceRefName),
+    base: withoutHeads(pr.targetRefName),
+  };
 }

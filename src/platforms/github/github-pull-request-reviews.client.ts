@@ -1,7 +1,7 @@
 import type { RepoConfig } from '../../config/service-config.js';
 import { bearerAuth, nextLink, TrackerHttp, type QueryValue, type TrackerHttpOptions } from '../http/tracker-http.js';
 import { Platform } from '../platform.js';
-import { inRepository, namingRepository, quoteHost, refusal } from '../pull-request-errors.js';
+import { clientForRepository, inRepository, quoteHost, refusal } from '../pull-request-errors.js';
 import type { ChangedFileStatus, InlineComment, PostedReview, PullRequestDiff, PullRequestFile, PullRequestReviews, PullRequestState, ReviewDraft } from '../pull-request-review.js';
 import { isOwnMarked, isSupersededNote, summaryWith, supersededNote } from '../review-text.js';
 import { hasHunks, newSideLines } from '../unified-diff.js';
@@ -61,12 +61,7 @@ export class GitHubPullRequestReviewsClient implements PullRequestReviews {
   }
 
   static fromConfig(repo: RepoConfig, http?: TrackerHttpOptions): GitHubPullRequestReviewsClient {
-    if (!repo.auth_secret) throw refusal(Platform.GitHub, repo.name, 'auth_secret is not set', null);
-    try {
-      return new GitHubPullRequestReviewsClient({ repoUrl: repo.url, apiUrl: repo.api_url, token: repo.auth_secret, repository: repo.name, http });
-    } catch (err) {
-      throw namingRepository(repo.name, err);
-    }
+    return clientForRepository(Platform.GitHub, repo, (token) => new GitHubPullRequestReviewsClient({ repoUrl: repo.url, apiUrl: repo.api_url, token, repository: repo.name, http }));
   }
 
   read(number: number): Promise<PullRequestState> {

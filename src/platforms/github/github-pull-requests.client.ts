@@ -1,7 +1,7 @@
 import type { RepoConfig } from '../../config/service-config.js';
 import { bearerAuth, TrackerHttp, type TrackerHttpOptions } from '../http/tracker-http.js';
 import { Platform } from '../platform.js';
-import { inRepository, namingRepository, quoteHost, refusal } from '../pull-request-errors.js';
+import { clientForRepository, inRepository, quoteHost, refusal } from '../pull-request-errors.js';
 import type { PullRequestDraft, PullRequestHost, PullRequestRef } from '../pull-request-host.js';
 import { TrackerError } from '../tracker-client.js';
 import { parseGitHubRepoUrl } from './github-tracker.client.js';
@@ -57,12 +57,7 @@ export class GitHubPullRequestsClient implements PullRequestHost {
   }
 
   static fromConfig(repo: RepoConfig, http?: TrackerHttpOptions): GitHubPullRequestsClient {
-    if (!repo.auth_secret) throw refusal(Platform.GitHub, repo.name, 'auth_secret is not set', null);
-    try {
-      return new GitHubPullRequestsClient({ repoUrl: repo.url, apiUrl: repo.api_url, token: repo.auth_secret, repository: repo.name, http });
-    } catch (err) {
-      throw namingRepository(repo.name, err);
-    }
+    return clientForRepository(Platform.GitHub, repo, (token) => new GitHubPullRequestsClient({ repoUrl: repo.url, apiUrl: repo.api_url, token, repository: repo.name, http }));
   }
 
   defaultBranch(): Promise<string> {

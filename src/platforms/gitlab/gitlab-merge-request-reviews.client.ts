@@ -1,7 +1,7 @@
 import type { RepoConfig } from '../../config/service-config.js';
 import { tokenHeaderAuth, TrackerHttp, type QueryValue, type TrackerHttpOptions } from '../http/tracker-http.js';
 import { Platform } from '../platform.js';
-import { inRepository, namingRepository, refusal } from '../pull-request-errors.js';
+import { clientForRepository, inRepository, refusal } from '../pull-request-errors.js';
 import type { InlineComment, PostedReview, PullRequestDiff, PullRequestFile, PullRequestReviews, PullRequestState, ReviewDraft } from '../pull-request-review.js';
 import { isOwnMarked, unanchoredNote } from '../review-text.js';
 import { TrackerError } from '../tracker-client.js';
@@ -70,12 +70,7 @@ export class GitLabMergeRequestReviewsClient implements PullRequestReviews {
   }
 
   static fromConfig(repo: RepoConfig, http?: TrackerHttpOptions): GitLabMergeRequestReviewsClient {
-    if (!repo.auth_secret) throw refusal(Platform.GitLab, repo.name, 'auth_secret is not set', null);
-    try {
-      return new GitLabMergeRequestReviewsClient({ repoUrl: repo.url, apiUrl: repo.api_url, token: repo.auth_secret, repository: repo.name, http });
-    } catch (err) {
-      throw namingRepository(repo.name, err);
-    }
+    return clientForRepository(Platform.GitLab, repo, (token) => new GitLabMergeRequestReviewsClient({ repoUrl: repo.url, apiUrl: repo.api_url, token, repository: repo.name, http }));
   }
 
   read(number: number): Promise<PullRequestState> {

@@ -1,7 +1,7 @@
 import type { RepoConfig } from '../../config/service-config.js';
 import { tokenHeaderAuth, TrackerHttp, type TrackerHttpOptions } from '../http/tracker-http.js';
 import { Platform } from '../platform.js';
-import { inRepository, namingRepository, quoteHost, refusal } from '../pull-request-errors.js';
+import { clientForRepository, inRepository, quoteHost, refusal } from '../pull-request-errors.js';
 import type { PullRequestDraft, PullRequestHost, PullRequestRef } from '../pull-request-host.js';
 import { TrackerError } from '../tracker-client.js';
 import { parseGitLabRepoUrl } from './gitlab-tracker.client.js';
@@ -53,12 +53,7 @@ export class GitLabMergeRequestsClient implements PullRequestHost {
   }
 
   static fromConfig(repo: RepoConfig, http?: TrackerHttpOptions): GitLabMergeRequestsClient {
-    if (!repo.auth_secret) throw refusal(Platform.GitLab, repo.name, 'auth_secret is not set', null);
-    try {
-      return new GitLabMergeRequestsClient({ repoUrl: repo.url, apiUrl: repo.api_url, token: repo.auth_secret, repository: repo.name, http });
-    } catch (err) {
-      throw namingRepository(repo.name, err);
-    }
+    return clientForRepository(Platform.GitLab, repo, (token) => new GitLabMergeRequestsClient({ repoUrl: repo.url, apiUrl: repo.api_url, token, repository: repo.name, http }));
   }
 
   defaultBranch(): Promise<string> {
