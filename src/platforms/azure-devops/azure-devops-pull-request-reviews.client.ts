@@ -1,13 +1,12 @@
 import type { RepoConfig } from '../../config/service-config.js';
-import { basicAuth, TrackerHttp, type TrackerHttpOptions } from '../http/tracker-http.js';
+import { TrackerHttp, type TrackerHttpOptions } from '../http/tracker-http.js';
 import { Platform } from '../platform.js';
 import { clientForRepository, inRepository, refusal } from '../pull-request-errors.js';
 import type { InlineComment, PostedReview, PullRequestDiff, PullRequestReviews, PullRequestState, ReviewDraft } from '../pull-request-review.js';
 import { isOwnMarked, unanchoredNote } from '../review-text.js';
 import { TrackerError } from '../tracker-client.js';
 import { AzureDevOpsPullRequestDiffReader, type AdoIteration } from './azure-devops-pull-request-diff.js';
-import { type AzureDevOpsPullRequestsOptions, adoPullRequestRef } from './azure-devops-pull-requests.client.js';
-import { parseAzureDevOpsRepoUrl } from './azure-devops-repo-url.js';
+import { type AzureDevOpsPullRequestsOptions, adoPullRequestRef, azureDevOpsRepository } from './azure-devops-pull-requests.client.js';
 
 /**
  * Reviews on Azure DevOps Git REST 7.1. The diff is read by AzureDevOpsPullRequestDiffReader. A
@@ -62,11 +61,7 @@ export class AzureDevOpsPullRequestReviewsClient implements PullRequestReviews {
   private self: Promise<string> | null = null;
 
   constructor(options: AzureDevOpsPullRequestsOptions) {
-    const { organizationUrl, project, repository } = parseAzureDevOpsRepoUrl(options.repoUrl);
-    this.repoPath = `${encodeURIComponent(project)}/_apis/git/repositories/${encodeURIComponent(repository)}`;
-    this.webUrl = `${organizationUrl}/${encodeURIComponent(project)}/_git/${encodeURIComponent(repository)}`;
-    this.repository = options.repository ?? `${project}/${repository}`;
-    this.http = new TrackerHttp(this.platform, options.apiUrl ?? organizationUrl, basicAuth('', options.pat), options.http);
+    ({ repoPath: this.repoPath, webUrl: this.webUrl, repository: this.repository, http: this.http } = azureDevOpsRepository(options));
     this.diffs = new AzureDevOpsPullRequestDiffReader(this.http, this.repoPath);
   }
 

@@ -41,6 +41,17 @@ const HEADS = 'refs/heads/';
 /** The list endpoint cuts every description to 400 characters; the single read does not. */
 const LIST_DESCRIPTION_LIMIT = 400;
 
+/** A repository's API connection and web page, shared by the publishing and the review client. */
+export function azureDevOpsRepository(options: AzureDevOpsPullRequestsOptions): { repoPath: string; webUrl: string; repository: string; http: TrackerHttp } {
+  const { organizationUrl, project, repository } = parseAzureDevOpsRepoUrl(options.repoUrl);
+  return {
+    repoPath: `${encodeURIComponent(project)}/_apis/git/repositories/${encodeURIComponent(repository)}`,
+    webUrl: `${organizationUrl}/${encodeURIComponent(project)}/_git/${encodeURIComponent(repository)}`,
+    repository: options.repository ?? `${project}/${repository}`,
+    http: new TrackerHttp(Platform.AzureDevOps, options.apiUrl ?? organizationUrl, basicAuth('', options.pat), options.http),
+  };
+}
+
 export class AzureDevOpsPullRequestsClient implements PullRequestHost {
   readonly platform = Platform.AzureDevOps;
   private readonly http: TrackerHttp;
@@ -50,11 +61,7 @@ export class AzureDevOpsPullRequestsClient implements PullRequestHost {
   private readonly repository: string;
 
   constructor(options: AzureDevOpsPullRequestsOptions) {
-    const { organizationUrl, project, repository } = parseAzureDevOpsRepoUrl(options.repoUrl);
-    this.repoPath = `${encodeURIComponent(project)}/_apis/git/repositories/${encodeURIComponent(repository)}`;
-    this.webUrl = `${organizationUrl}/${encodeURIComponent(project)}/_git/${encodeURIComponent(repository)}`;
-    this.repository = options.repository ?? `${project}/${repository}`;
-    this.http = new TrackerHttp(this.platform, options.apiUrl ?? organizationUrl, basicAuth('', options.pat), options.http);
+    ({ repoPath: this.repoPath, webUrl: this.webUrl, repository: this.repository, http: this.http } = azureDevOpsRepository(options));
   }
 
   static fromConfig(repo: RepoConfig, http?: TrackerHttpOptions): AzureDevOpsPullRequestsClient {

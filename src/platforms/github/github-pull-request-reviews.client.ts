@@ -1,12 +1,11 @@
 import type { RepoConfig } from '../../config/service-config.js';
-import { bearerAuth, nextLink, TrackerHttp, type QueryValue, type TrackerHttpOptions } from '../http/tracker-http.js';
+import { nextLink, TrackerHttp, type QueryValue, type TrackerHttpOptions } from '../http/tracker-http.js';
 import { Platform } from '../platform.js';
 import { clientForRepository, inRepository, quoteHost, refusal } from '../pull-request-errors.js';
 import type { ChangedFileStatus, InlineComment, PostedReview, PullRequestDiff, PullRequestFile, PullRequestReviews, PullRequestState, ReviewDraft } from '../pull-request-review.js';
 import { isOwnMarked, isSupersededNote, summaryWith, supersededNote } from '../review-text.js';
 import { hasHunks, newSideLines } from '../unified-diff.js';
-import { API_HEADERS, type GitHubPull, type GitHubPullRequestsOptions, pullNumber, toRef } from './github-pull-requests.client.js';
-import { parseGitHubRepoUrl } from './github-tracker.client.js';
+import { API_HEADERS, type GitHubPull, type GitHubPullRequestsOptions, gitHubRepository, pullNumber, toRef } from './github-pull-requests.client.js';
 
 /**
  * Reviews on GitHub REST v3. The diff is `GET /pulls/{n}/files` (100 a page, at most 3000 files:
@@ -53,10 +52,7 @@ export class GitHubPullRequestReviewsClient implements PullRequestReviews {
   private self: Promise<string> | null = null;
 
   constructor(options: GitHubPullRequestsOptions) {
-    const { owner, repo, apiBase } = parseGitHubRepoUrl(options.repoUrl);
-    this.repoPath = `repos/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}`;
-    this.repository = options.repository ?? `${owner}/${repo}`;
-    this.http = new TrackerHttp(this.platform, options.apiUrl ?? apiBase, bearerAuth(options.token), options.http);
+    ({ repoPath: this.repoPath, repository: this.repository, http: this.http } = gitHubRepository(options));
     this.now = options.http?.now ?? Date.now;
   }
 

@@ -39,6 +39,17 @@ interface GitHubValidationFailure {
   errors?: ({ field?: string; code?: string; message?: string } | string)[];
 }
 
+/** A repository's API connection, shared by the publishing and the review client. */
+export function gitHubRepository(options: GitHubPullRequestsOptions): { owner: string; repoPath: string; repository: string; http: TrackerHttp } {
+  const { owner, repo, apiBase } = parseGitHubRepoUrl(options.repoUrl);
+  return {
+    owner,
+    repoPath: `repos/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}`,
+    repository: options.repository ?? `${owner}/${repo}`,
+    http: new TrackerHttp(Platform.GitHub, options.apiUrl ?? apiBase, bearerAuth(options.token), options.http),
+  };
+}
+
 export const API_HEADERS = { Accept: 'application/vnd.github+json', 'X-GitHub-Api-Version': '2022-11-28' };
 
 export class GitHubPullRequestsClient implements PullRequestHost {
@@ -49,11 +60,7 @@ export class GitHubPullRequestsClient implements PullRequestHost {
   private readonly repository: string;
 
   constructor(options: GitHubPullRequestsOptions) {
-    const { owner, repo, apiBase } = parseGitHubRepoUrl(options.repoUrl);
-    this.owner = owner;
-    this.repoPath = `repos/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}`;
-    this.repository = options.repository ?? `${owner}/${repo}`;
-    this.http = new TrackerHttp(this.platform, options.apiUrl ?? apiBase, bearerAuth(options.token), options.http);
+    ({ owner: this.owner, repoPath: this.repoPath, repository: this.repository, http: this.http } = gitHubRepository(options));
   }
 
   static fromConfig(repo: RepoConfig, http?: TrackerHttpOptions): GitHubPullRequestsClient {

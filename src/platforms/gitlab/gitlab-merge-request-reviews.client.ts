@@ -1,13 +1,12 @@
 import type { RepoConfig } from '../../config/service-config.js';
-import { tokenHeaderAuth, TrackerHttp, type QueryValue, type TrackerHttpOptions } from '../http/tracker-http.js';
+import { TrackerHttp, type QueryValue, type TrackerHttpOptions } from '../http/tracker-http.js';
 import { Platform } from '../platform.js';
 import { clientForRepository, inRepository, refusal } from '../pull-request-errors.js';
 import type { InlineComment, PostedReview, PullRequestDiff, PullRequestFile, PullRequestReviews, PullRequestState, ReviewDraft } from '../pull-request-review.js';
 import { isOwnMarked, unanchoredNote } from '../review-text.js';
 import { TrackerError } from '../tracker-client.js';
 import { hasHunks, newSideLines } from '../unified-diff.js';
-import type { GitLabMergeRequestsOptions } from './gitlab-merge-requests.client.js';
-import { parseGitLabRepoUrl } from './gitlab-tracker.client.js';
+import { type GitLabMergeRequestsOptions, gitLabProject } from './gitlab-merge-requests.client.js';
 
 /**
  * Reviews on GitLab REST v4. The diff is `GET /merge_requests/:iid/diffs` (paged, GitLab 15.7+),
@@ -63,10 +62,7 @@ export class GitLabMergeRequestReviewsClient implements PullRequestReviews {
   private self: Promise<string> | null = null;
 
   constructor(options: GitLabMergeRequestsOptions) {
-    const { projectPath, apiBase } = parseGitLabRepoUrl(options.repoUrl);
-    this.projectPath = `projects/${encodeURIComponent(projectPath)}`;
-    this.repository = options.repository ?? projectPath;
-    this.http = new TrackerHttp(this.platform, options.apiUrl ?? apiBase, tokenHeaderAuth('PRIVATE-TOKEN', options.token), options.http);
+    ({ projectPath: this.projectPath, repository: this.repository, http: this.http } = gitLabProject(options));
   }
 
   static fromConfig(repo: RepoConfig, http?: TrackerHttpOptions): GitLabMergeRequestReviewsClient {

@@ -39,6 +39,16 @@ interface GitLabRefusal {
   error?: string;
 }
 
+/** A project's API connection, shared by the publishing and the review client. */
+export function gitLabProject(options: GitLabMergeRequestsOptions): { projectPath: string; repository: string; http: TrackerHttp } {
+  const { projectPath, apiBase } = parseGitLabRepoUrl(options.repoUrl);
+  return {
+    projectPath: `projects/${encodeURIComponent(projectPath)}`,
+    repository: options.repository ?? projectPath,
+    http: new TrackerHttp(Platform.GitLab, options.apiUrl ?? apiBase, tokenHeaderAuth('PRIVATE-TOKEN', options.token), options.http),
+  };
+}
+
 export class GitLabMergeRequestsClient implements PullRequestHost {
   readonly platform = Platform.GitLab;
   private readonly http: TrackerHttp;
@@ -46,10 +56,7 @@ export class GitLabMergeRequestsClient implements PullRequestHost {
   private readonly repository: string;
 
   constructor(options: GitLabMergeRequestsOptions) {
-    const { projectPath, apiBase } = parseGitLabRepoUrl(options.repoUrl);
-    this.projectPath = `projects/${encodeURIComponent(projectPath)}`;
-    this.repository = options.repository ?? projectPath;
-    this.http = new TrackerHttp(this.platform, options.apiUrl ?? apiBase, tokenHeaderAuth('PRIVATE-TOKEN', options.token), options.http);
+    ({ projectPath: this.projectPath, repository: this.repository, http: this.http } = gitLabProject(options));
   }
 
   static fromConfig(repo: RepoConfig, http?: TrackerHttpOptions): GitLabMergeRequestsClient {
