@@ -13,6 +13,7 @@ import { type ApiObject, ObjectStore, type WatchEvent } from './kubernetes/objec
 import { ContainerWaiting, PodRuntime, type PodSpecView } from './kubernetes/pod-runtime.js';
 import { servingCertificate } from './kubernetes/serving-certificate.js';
 import { fieldSelector, labelSelector, validDnsSubdomain, validLabelKey, validLabelValue } from './kubernetes/selectors.js';
+import { readBody } from './stand-in-server.js';
 
 /**
  * A Kubernetes API server stand-in: a real HTTP server speaking the core/v1 endpoints the
@@ -605,14 +606,6 @@ function parse(raw: string): any {
   }
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
 
 function send(res: ServerResponse, answer: Answer): void {
   const body = JSON.stringify(answer.body);

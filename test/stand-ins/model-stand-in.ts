@@ -7,6 +7,7 @@ import {
   type ErrorAnswer, isRecord, type ModelRequestView, type ModelWireFormat, type ResolvedTurn, type ScriptedTurn,
   type WireFormat, randomId,
 } from './model/wire.js';
+import { readBody } from './stand-in-server.js';
 
 export type { ModelRequestView, ModelWireFormat, ScriptedToolCall, ScriptedTurn, TokenUsage, ViewMessage, ViewToolCall } from './model/wire.js';
 
@@ -349,12 +350,4 @@ function parseJson(body: string): Record<string, unknown> | null {
   }
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
 

@@ -179,7 +179,8 @@ export abstract class StandInServer {
   }
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
+/** The request body as UTF-8 text (stand-ins read small JSON bodies whole). */
+export function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
