@@ -1,26 +1,35 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import type { ServiceEnvironment } from './config/environment.js';
+import { AdminModule } from './admin/admin.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { CoreModule } from './core.module.js';
 import { DashboardModule } from './dashboard/dashboard.module.js';
 import { HubModule } from './hub/hub.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { ProjectInitModule } from './pipelines/init/project-init.module.js';
+import { PollingModule } from './polling/polling.module.js';
+import type { PollingOptions } from './polling/polling.options.js';
 import { RunEngineModule } from './runs/run-engine.module.js';
 import { RunQueueModule } from './runs/run-queue.module.js';
 import { LabelProjectionModule } from './tickets/label-projection/label-projection.module.js';
 import { TicketsModule } from './tickets/tickets.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
 
+/** Test-only tunables of the whole server (production passes none). */
+export interface AppModuleOptions {
+  /** The poller's timings (e.g. an interval under the configuration's 10 s minimum). */
+  polling?: Partial<PollingOptions>;
+}
+
 /** The server: the core plus every feature module. */
 @Module({})
 export class AppModule {
-  static register(env: ServiceEnvironment): DynamicModule {
+  static register(env: ServiceEnvironment, options: AppModuleOptions = {}): DynamicModule {
     return {
       module: AppModule,
       imports: [
         CoreModule.register(env), AuthModule, RunQueueModule, RunEngineModule, TicketsModule, LabelProjectionModule, WebhooksModule, HubModule,
-        DashboardModule, ProjectInitModule, MetricsModule,
+        DashboardModule, AdminModule, ProjectInitModule, MetricsModule, options.polling ? PollingModule.withOptions(options.polling) : PollingModule,
       ],
     };
   }

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger } from 'nestjs-pino';
-import { AppModule } from './app.module.js';
+import { AppModule, type AppModuleOptions } from './app.module.js';
 import type { ServiceEnvironment } from './config/environment.js';
 import { serveOpenApi } from './openapi/serve-openapi.js';
 import { webhookTolerantJsonParser } from './webhooks/webhook-body-parser.js';
@@ -10,10 +10,10 @@ import { webhookTolerantJsonParser } from './webhooks/webhook-body-parser.js';
 /** Request bodies above this are refused with 413 (webhook payloads are far smaller). */
 const BODY_LIMIT_BYTES = 5 * 1024 * 1024;
 
-/** Builds the application (not yet listening): used by main.ts and by integration tests. */
-export async function createServer(env: ServiceEnvironment): Promise<NestFastifyApplication> {
+/** Builds the application (not yet listening): used by main.ts and by integration tests (which may pass test-only `options`). */
+export async function createServer(env: ServiceEnvironment, options: AppModuleOptions = {}): Promise<NestFastifyApplication> {
   const app = await NestFactory.create<NestFastifyApplication>(
-    AppModule.register(env),
+    AppModule.register(env, options),
     new FastifyAdapter({ bodyLimit: BODY_LIMIT_BYTES }),
     { bufferLogs: true, rawBody: true },
   );

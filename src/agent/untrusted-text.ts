@@ -88,8 +88,16 @@ export const UNTRUSTED_DATA_NOTICE =
  */
 export function untrustedBlock(label: string, text: string): string {
   const id = randomBytes(12).toString('hex');
-  const content = sanitizeUntrusted(text).replace(TAG_LOOKALIKE, (m) => `${m.slice(0, 9)}_${m.slice(-4)}`);
+  const content = withoutBlockTags(sanitizeUntrusted(text));
   return `<${TAG} source="${safeLabel(label)}" id="${id}">\n${content}\n</${TAG} id="${id}">`;
+}
+
+/**
+ * The tag name neutralised (`untrusted-data` → `untrusted_data`, look-alikes too): for text shown
+ * outside a block that must not pass for a block's tag (the model's own earlier question).
+ */
+export function withoutBlockTags(text: string): string {
+  return text.replace(TAG_LOOKALIKE, (m) => `${m.slice(0, 9)}_${m.slice(-4)}`);
 }
 
 function safeLabel(label: string): string {

@@ -2,9 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AccessStoreService } from '../access/access-store.service.js';
 import { ObservationRecorder } from '../access/observation-recorder.service.js';
 import { SERVICE_ENVIRONMENT } from '../config/config.tokens.js';
-import { ConfigService } from '../config/config.service.js';
 import type { ServiceEnvironment } from '../config/environment.js';
-import { DEFAULT_AUTH_CLAIMS } from '../config/service-config.js';
 import { AuthorityService } from './authority.service.js';
 import { type Principal, principalOf } from './principal.js';
 import { type ClaimNames, resolveRoles } from './role-resolution.js';
@@ -21,7 +19,6 @@ export type Authentication =
 export class AuthenticationService {
   constructor(
     private readonly authority: AuthorityService,
-    private readonly config: ConfigService,
     private readonly access: AccessStoreService,
     private readonly observations: ObservationRecorder,
     @Inject(SERVICE_ENVIRONMENT) private readonly env: ServiceEnvironment,
@@ -31,13 +28,9 @@ export class AuthenticationService {
     return this.authority.enforce;
   }
 
+  /** The claim names in force (saved on the Access surface, else the bootstrap file's). */
   claimNames(): ClaimNames {
-    const auth = this.config.config.auth;
-    return {
-      role_claim: auth?.role_claim ?? DEFAULT_AUTH_CLAIMS.role_claim,
-      group_claim: auth?.group_claim ?? DEFAULT_AUTH_CLAIMS.group_claim,
-      name_claim: auth?.name_claim ?? DEFAULT_AUTH_CLAIMS.name_claim,
-    };
+    return this.access.claimNames();
   }
 
   async authenticate(authorization: string | string[] | undefined): Promise<Authentication> {
@@ -45,11 +38,13 @@ export class AuthenticationService {
     if (!validator) return { kind: 'unconfigured' };
     const result = await validator.validate(bearerTokenOf(authorization));
     if (!result.ok) return { kind: 'refused', reason: result.reason, detail: result.detail };
+    // The snapshot first: claim names saved on another replica apply from this request on.
+    const { document } = await this.access.snapshot();
     const claimNames = this.claimNames();
     const resolution = resolveRoles({
       claims: result.claims,
       claimNames,
-      access: await this.access.document(),
+      access: document,
       adminGrant: this.env.adminGrant,
     });
     const principal = principalOf({

@@ -46,7 +46,7 @@ export class SignInProbe implements OnModuleInit {
           `SELECT count(*)::int AS callers, count(*) FILTER (WHERE EXISTS (SELECT 1 FROM unnest(role_values) r WHERE lower(r) = 'admin'))::int AS admins
            FROM access_observations WHERE last_seen > now() - make_interval(days => $1)`, [days]) as { callers: number; admins: number }[];
         const route = checkAdminRoute({
-          access: await self.access.refresh(), claimNames: self.authn.claimNames(), roleClaimInUse: admins > 0, adminGrant: self.env.adminGrant,
+          access: await self.access.refreshDocument(), claimNames: self.authn.claimNames(), roleClaimInUse: admins > 0, adminGrant: self.env.adminGrant,
         });
         const message = `${callers} caller(s) accepted in the last ${days} days; ` +
           (route.ok ? `an administrator can be reached through: ${route.routes.join(', ')}` : 'no administrator can be seen from the server');

@@ -11,7 +11,7 @@ const MIN_SECRET_LENGTH = 4;
 const SECRET_VARIABLE = /SECRET|TOKEN|PASSWORD|PASSWD|CREDENTIAL|API_KEY|PRIVATE_KEY/i;
 
 /**
- * Every secret value the service knows: the `secrets:` map, webhook secrets, each repository's
+ * Every secret value the service knows: the `secrets:` map, the stored secrets, webhook secrets, each repository's
  * `auth_secret`, each trigger's `credentials` and `secret` (with the token half of a Jira
  * `user:token` and the Basic-auth encodings the clients send), store and database passwords,
  * the agents' model `api_key`s, and environment variables named like secrets.
@@ -22,6 +22,7 @@ export function collectSecrets(config: ServiceConfig, env: ServiceEnvironment | 
     if (typeof value === 'string' && value.length >= MIN_SECRET_LENGTH) found.add(value);
   };
   for (const value of Object.values(config.secrets)) add(value);
+  for (const value of Object.values(config.stored_secrets ?? {})) add(value);
   for (const value of Object.values(config.webhooks)) add(value);
   add(config.agent?.api_key);
   add(config.sandbox?.registry?.password);

@@ -75,7 +75,7 @@ export class ConfigReader {
     if ('unresolved' in resolved) {
       const names = resolved.unresolved.join(', ');
       const consequence = opts.secret ? '; it counts as unconfigured' : '; the value is unset';
-      this.problem(where, `${where.path} references ${names}, which is set neither under secrets: nor in the environment${consequence}`,
+      this.problem(where, `${where.path} references ${names}, which is set neither under secrets:, nor as a stored secret, nor in the environment${consequence}`,
         opts.secret ? 'blocking' : 'advisory');
       return null;
     }

@@ -17,6 +17,8 @@ export class ConfigService {
   private readonly logger = new Logger(ConfigService.name);
   private loaded: LoadedConfig;
   private readonly listeners = new Set<Listener>();
+  /** Decrypted stored secrets (SecretsService keeps them current); `${NAME}` resolves against them. */
+  private stored: Readonly<Record<string, string>> = {};
 
   constructor(
     @Inject(SERVICE_ENVIRONMENT) readonly env: ServiceEnvironment,
@@ -33,6 +35,17 @@ export class ConfigService {
     return this.loaded.file;
   }
 
+  /** The bootstrap file as parsed, before any reference resolved. */
+  get raw(): unknown {
+    return this.loaded.raw;
+  }
+
+  /** New stored secrets: the configuration is re-resolved against them at once (no restart). */
+  setStoredSecrets(stored: Readonly<Record<string, string>>): ServiceConfig {
+    this.stored = stored;
+    return this.reload();
+  }
+
   reload(): ServiceConfig {
     this.loaded = this.load();
     for (const listener of this.listeners) listener(this.loaded.config);
@@ -45,7 +58,7 @@ export class ConfigService {
   }
 
   private load(): LoadedConfig {
-    const loaded = loadServiceConfig(this.env);
+    const loaded = loadServiceConfig(this.env, this.env.configPath, this.stored);
     this.findings.set(FINDINGS_SOURCE, loaded.findings);
     this.logger.log(`configuration loaded from ${loaded.file.present ? loaded.file.path : 'built-in defaults'}: ` +
       `${Object.keys(loaded.config.projects).length} project(s), ${loaded.findings.length} finding(s)`);

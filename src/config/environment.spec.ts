@@ -13,6 +13,7 @@ describe('readEnvironment', () => {
       kvstoreUrl: null,
       logLevel: 'info',
       adminGrant: null,
+      secretsKey: null,
       auth: {},
       webhookSecrets: { platform_a_secret: null, platform_b_secret: null, platform_c_secret: null, platform_d_secret: null },
       variables: {},

@@ -11,6 +11,8 @@ export interface ServiceEnvironment {
   kvstoreUrl: string | null;
   logLevel: string;
   adminGrant: string | null;
+  /** SERVICE_SECRETS_KEY as given (32 bytes, base64): the key stored secrets are encrypted under. See secrets-key.ts. */
+  secretsKey: string | null;
   /** SERVICE_AUTH_* values present in the environment (field → value). */
   auth: Partial<Record<AuthEnvField, string>>;
   webhookSecrets: {
@@ -62,6 +64,7 @@ export function readEnvironment(env: Readonly<Record<string, string | undefined>
     kvstoreUrl: nonEmpty(env.KVSTORE_URL),
     logLevel: nonEmpty(env.LOG_LEVEL) ?? 'info',
     adminGrant: nonEmpty(env.SERVICE_ADMIN_GRANT),
+    secretsKey: nonEmpty(env.SERVICE_SECRETS_KEY),
     auth,
     webhookSecrets: {
       platform_a_secret: nonEmpty(env.PLATFORM_A_WEBHOOK_SECRET),

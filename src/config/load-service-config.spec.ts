@@ -327,7 +327,7 @@ describe('bad types', () => {
     const { config, findings } = build({
       queue: { max_parallel_runs: '8' },
       agent: GOOD_AGENT,
-      projects: { shop: { tracker: 'platform-a', pr_commands: { enabled: 'TRUE', require_member: 'false' } } },
+      projects: { shop: { tracker: 'platform-a', pr_commands: { enabled: 'TRUE', require_member: 'false' }, platform_a_trigger: { needs_clarification_status: 'needs-info' } } },
     });
     expect(findings).toEqual([]);
     expect(config.queue.max_parallel_runs).toBe(8);
@@ -643,7 +643,7 @@ describe('projects', () => {
           tracker: 'platform-a',
           platform_a_trigger: { default_pipeline: 'deploy', pipeline_from_label: { ok: 'lint', builtin: 'pr-review', bad: 'nope' } },
         },
-        billing: { tracker: 'platform-d', platform_d_trigger: { default_pipeline: 'code' } },
+        billing: { tracker: 'platform-d', platform_d_trigger: { default_pipeline: 'code', needs_clarification_status: 'Needs Info' } },
       },
     });
     expect(findings).toHaveLength(2);
@@ -737,6 +737,34 @@ describe('agent', () => {
     expect(only(findings, 'agent.provider').reason).toContain('openai, anthropic, azure-openai, openai-compatible');
     expect(only(findings, 'agent.max_cost_usd').reason).toContain('number');
     expect(only(findings, 'agent.prices').reason).toContain('needs both');
+  });
+});
+
+describe('needs_clarification_status', () => {
+  const field = 'projects.shop.platform_a_trigger.needs_clarification_status';
+
+  it('is an advisory finding naming project and key when a project can park a ticket without it', () => {
+    const { findings } = build({ agent: GOOD_AGENT, projects: { shop: { tracker: 'platform-a', platform_a_trigger: { trigger_statuses: ['go'], default_pipeline: 'code' } } } });
+    const finding = only(findings, field);
+    expect(finding).toMatchObject({ subsystem: 'configuration', severity: 'advisory', project: 'shop', trigger: 'platform_a_trigger' });
+    expect(finding.reason).toContain('shop');
+    expect(finding.reason).toContain('needs_clarification_status');
+  });
+
+  it('counts code started by a label or by pull-request commands, and is quiet once the key is set', () => {
+    const byLabel = build({ agent: GOOD_AGENT, projects: { shop: { tracker: 'platform-a', platform_a_trigger: { pipeline_from_label: { agent: 'code' } } } } });
+    expect(only(byLabel.findings, field).severity).toBe('advisory');
+    const byCommand = build({ agent: GOOD_AGENT, projects: { shop: { tracker: 'platform-a', pr_commands: { enabled: true, allowed_pipelines: ['code'] } } } });
+    expect(only(byCommand.findings, field).severity).toBe('advisory');
+    const set = build({ agent: GOOD_AGENT, projects: { shop: { tracker: 'platform-a', platform_a_trigger: { default_pipeline: 'code', needs_clarification_status: 'needs-info' } } } });
+    expect(at(set.findings, field)).toEqual([]);
+  });
+
+  it('is not raised for a project that cannot park: no code, code not allowed to commands, or no agent', () => {
+    const noCode = build({ agent: GOOD_AGENT, projects: { shop: { tracker: 'platform-a', platform_a_trigger: { default_pipeline: 'pr-review' } } } });
+    const commandsWithoutCode = build({ agent: GOOD_AGENT, projects: { shop: { tracker: 'platform-a', pr_commands: { enabled: true, allowed_pipelines: ['pr-review'] } } } });
+    const noAgent = build({ projects: { shop: { tracker: 'platform-a', platform_a_trigger: { default_pipeline: 'code' } } } });
+    for (const { findings } of [noCode, commandsWithoutCode, noAgent]) expect(at(findings, field)).toEqual([]);
   });
 });
 

@@ -6,6 +6,8 @@ import { type Finding, FindingSubsystem, finding } from '../findings/finding.js'
 import { ConfigReader, type Location, emptyMap, isPlainObject } from './config-reader.js';
 import { AUTH_ENV_VARIABLES, type AuthEnvField, type ServiceEnvironment } from './environment.js';
 import { checkAgentReadiness, readAgent } from './agent-config.reader.js';
+import { checkClarificationStatus } from './clarification-status.check.js';
+import { checkPolling } from './polling-config.reader.js';
 import { readProject } from './project-config.reader.js';
 import { readSecurityScan } from './security-scan-config.reader.js';
 import { parseCpu, parseMemory } from './quantities.js';
@@ -21,12 +23,17 @@ export interface LoadedConfig {
   findings: Finding[];
   /** Absolute path of the bootstrap file, and whether it was there. */
   file: { path: string; present: boolean };
+  /** The parsed file as written (references unresolved): where each `${NAME}` is used. */
+  raw: unknown;
 }
 
 const ROOT_KEYS = ['auth', 'webhooks', 'secrets', 'queue', 'pipelines', 'capacity', 'sandbox', 'projects', 'observation_retention_days', 'metrics', 'runs', 'git', 'agent', 'security_scan'];
 
-/** Loads the bootstrap file with the environment. Never throws: every problem is a finding. */
-export function loadServiceConfig(env: ServiceEnvironment, configPath = env.configPath): LoadedConfig {
+/**
+ * Loads the bootstrap file with the environment and the stored secrets (decrypted, by name).
+ * Never throws: every problem is a finding.
+ */
+export function loadServiceConfig(env: ServiceEnvironment, configPath = env.configPath, stored: Readonly<Record<string, string>> = {}): LoadedConfig {
   const path = isAbsolute(configPath) ? configPath : resolve(configPath);
   const findings: Finding[] = [];
   let raw: unknown = {};
@@ -44,12 +51,12 @@ export function loadServiceConfig(env: ServiceEnvironment, configPath = env.conf
       raw = {};
     }
   }
-  const config = buildConfig(raw, env, findings);
-  return { config, findings, file: { path, present } };
+  const config = buildConfig(raw, env, findings, stored);
+  return { config, findings, file: { path, present }, raw };
 }
 
 /** Pure: parsed YAML + environment → typed configuration; problems appended to `findings`. */
-export function buildConfig(raw: unknown, env: ServiceEnvironment, findings: Finding[]): ServiceConfig {
+export function buildConfig(raw: unknown, env: ServiceEnvironment, findings: Finding[], stored: Readonly<Record<string, string>> = {}): ServiceConfig {
   const config = defaultServiceConfig();
   const bootstrap = new ConfigReader(findings, {}, env.variables);
   // A non-mapping root gets this one finding (not also the generic block finding, which has no path to name).
@@ -58,9 +65,11 @@ export function buildConfig(raw: unknown, env: ServiceEnvironment, findings: Fin
     findings.push(finding(FindingSubsystem.Configuration, 'blocking', 'the bootstrap file must be a mapping at its top level; it was ignored'));
   }
   const root = bootstrap.block(rootIsMapping ? raw : {}, { path: '' }, ROOT_KEYS);
-  // secrets: resolve against the environment only; everything else sees them first.
+  // secrets: resolve against the environment only; everything else sees them first, then the
+  // stored secrets (saved on the dashboard), then the environment.
   config.secrets = bootstrap.stringMap(root.secrets, { path: 'secrets' });
-  const r = new ConfigReader(findings, config.secrets, env.variables);
+  config.stored_secrets = Object.assign(emptyMap<string>(), stored);
+  const r = new ConfigReader(findings, Object.assign(emptyMap<string>(), stored, config.secrets), env.variables);
 
   config.auth = readAuth(r, root.auth, env);
   config.webhooks = readWebhooks(r, root.webhooks, env);
@@ -84,6 +93,8 @@ export function buildConfig(raw: unknown, env: ServiceEnvironment, findings: Fin
   }
   checkPipelineReferences(r, config);
   checkAgentReadiness(r, Object.values(config.projects), config.sandbox);
+  checkClarificationStatus(r, Object.values(config.projects));
+  checkPolling(r, Object.values(config.projects));
   return config;
 }
 

@@ -1,6 +1,7 @@
 import { ALL_PLATFORMS, Platform, isPlatform, triggerKeyOf } from '../platforms/platform.js';
 import type { ConfigReader, Location } from './config-reader.js';
 import { readAgent } from './agent-config.reader.js';
+import { readPolling } from './polling-config.reader.js';
 import { readSecurityScan } from './security-scan-config.reader.js';
 import type { AgentConfig, PrCommandsConfig, ProjectConfig, RepoConfig, SecurityScanConfig, TriggerConfig } from './service-config.js';
 
@@ -9,7 +10,7 @@ const REPO_KEYS = ['name', 'platform', 'url', 'api_url', 'path_prefix', 'auth_se
 const TRIGGER_KEYS = [
   'trigger_statuses', 'pipeline_from_label', 'default_pipeline', 'done_status', 'comment_keyword',
   'pr_trigger_label', 'needs_clarification_status', 'organization_url', 'team_project', 'site_url',
-  'project_key', 'secret', 'credentials',
+  'project_key', 'secret', 'credentials', 'polling',
 ];
 const PR_COMMAND_KEYS = ['enabled', 'require_member', 'allowed_pipelines'];
 
@@ -98,6 +99,7 @@ function readTrigger(r: ConfigReader, where: Location, raw: unknown): TriggerCon
     project_key: s('project_key'),
     secret: s('secret', true),
     credentials: s('credentials', true),
+    polling: readPolling(r, r.at(where, 'polling'), b.polling),
   };
 }
 

@@ -1,7 +1,9 @@
 /**
  * `${NAME}` resolution (spec: "A `${NAME}` reference resolves first against the `secrets:` map,
  * then against the environment variable of that name; a reference that resolves to nothing
- * counts as unconfigured").
+ * counts as unconfigured"). Stored secrets (the dashboard's secret entities) sit between the two:
+ * the caller passes them merged under the file's map, so the file still wins and the environment
+ * stays the fallback.
  */
 const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 

@@ -181,6 +181,15 @@ export interface TriggerConfig {
   secret: string | null;
   /** C: PAT; D: `user:api-token`. */
   credentials: string | null;
+  /** Polling ingress for this tracker (issue 17); null when the block is absent (webhooks only). */
+  polling?: PollingConfig | null;
+}
+
+/** `polling:` in a trigger block: the leader-elected poller reads this project's tracker. */
+export interface PollingConfig {
+  enabled: boolean;
+  /** Seconds between polls of the project (each wait jittered by ±10 %). Default 60, at least 10. */
+  interval_seconds: number;
 }
 
 export interface PrCommandsConfig {
@@ -222,6 +231,8 @@ export interface ServiceConfig {
   webhooks: WebhookSecrets;
   /** Operator's named secrets (`${NAME}` resolves here first). */
   secrets: Record<string, string>;
+  /** Secrets saved on the dashboard (decrypted), by name: `${NAME}` resolves here after `secrets:`. */
+  stored_secrets: Record<string, string>;
   queue: QueueConfig;
   pipelines: Record<string, CommandPipelineConfig>;
   /** null → unbounded. */
@@ -297,6 +308,7 @@ export function defaultServiceConfig(): ServiceConfig {
     auth: null,
     webhooks: { platform_a_secret: null, platform_b_secret: null, platform_c_secret: null, platform_d_secret: null },
     secrets: {},
+    stored_secrets: {},
     queue: { ...DEFAULT_QUEUE },
     pipelines: {},
     capacity: null,

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { HandBackModule } from '../conversations/hand-back/hand-back.module.js';
 import { RunControlModule } from '../runs/control/run-control.module.js';
 import { RunResourceModule } from '../runs/resource/run-resource.module.js';
 import { RunArtifactsModule } from '../runs/run-artifacts.module.js';
@@ -12,7 +13,7 @@ import { RunsController } from './runs.controller.js';
 
 /** The guarded REST API for runs, their events, artifacts, statistics and pull requests, and run control. */
 @Module({
-  imports: [RunResourceModule, RunControlModule, RunArtifactsModule],
+  imports: [RunResourceModule, RunControlModule, RunArtifactsModule, HandBackModule],
   controllers: [RunsController, RunArtifactsController, RunControlController, PullRequestsController],
   providers: [RunEventsReader, RunStatisticsService, PullRequestsReader],
 })

@@ -1,5 +1,5 @@
 import {
-  ConflictException, Controller, Delete, HttpCode, Param, Post, Query, ServiceUnavailableException, UseFilters, UsePipes,
+  Body, ConflictException, Controller, Delete, HttpCode, Param, Post, Query, ServiceUnavailableException, UseFilters, UsePipes,
 } from '@nestjs/common';
 import {
   ApiAcceptedResponse, ApiBadRequestResponse, ApiConflictResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation,
@@ -10,18 +10,21 @@ import { attributionOf } from '../auth/principal.js';
 import { CurrentAuth, type RequestAuth } from '../auth/request-auth.js';
 import { RequirePermissions } from '../auth/require-permissions.decorator.js';
 import { ErrorBodyDto } from '../common/dto/error-body.dto.js';
+import { AnswerSource } from '../conversations/run-conversation.js';
+import { HandBackAnswers } from '../conversations/hand-back/hand-back-answers.service.js';
 import { requestValidation } from '../common/request-validation.js';
 import { ApiErrorFilter } from './api-error.filter.js';
 import { RunControlService } from '../runs/control/run-control.service.js';
 import { RunDeletionService } from '../runs/control/run-deletion.service.js';
 import type { Run } from '../runs/resource/run-resource.js';
+import { AnswerRunBody } from './dto/answer-run.dto.js';
 import { ClearRunsQuery } from './dto/clear-runs.query.js';
 import { DeletedCountDto, RunEnvelopeDto } from './dto/run-control.dto.js';
 import { RunIdParams } from './dto/run-id.params.js';
 import { runNotFound } from './runs.controller.js';
 
 /**
- * Run control (contract "Runs API details"): cancel and retry (runs.control), delete one run
+ * Run control (contract "Runs API details"): cancel, answer a parked run and retry (runs.control), delete one run
  * and clear finished runs (runs.delete). Who acts is the caller's name claim, or `dashboard`
  * (spec "Attribution"); nothing of it comes from the request.
  */
@@ -35,6 +38,7 @@ export class RunControlController {
   constructor(
     private readonly control: RunControlService,
     private readonly deletion: RunDeletionService,
+    private readonly answers: HandBackAnswers,
   ) {}
 
   /** 202 `{run}` (now `cancelled`; its sandboxes go within 10 s); 409 when it had ended. */
@@ -68,6 +72,28 @@ export class RunControlController {
       case 'retried': return { run: result.run };
       case 'not-found': throw runNotFound(params.id);
       case 'refused': throw new ConflictException({ error: result.reason });
+      case 'unavailable': throw new ServiceUnavailableException({ error: result.reason });
+    }
+  }
+
+  /** 202 `{run}` of the run the answer starts; 409 for a second answer, a run not parked, or a not-implementable verdict; 503 without the store. */
+  @Post(':id/answer')
+  @HttpCode(202)
+  @ApiOperation({
+    summary: 'Answer a parked run',
+    description: 'Answers the question of a run that handed its ticket back: the parked run ends (cancelled, "answered by <caller>") and the ticket is claimed again; '
+      + 'the new run reads the answer. The first answer wins. A not-implementable verdict takes no answer: retry the run instead.',
+  })
+  @ApiAcceptedResponse({ type: RunEnvelopeDto, description: 'the new run' })
+  @ApiNotFoundResponse({ type: ErrorBodyDto, description: 'no run with this id' })
+  @ApiConflictResponse({ type: ErrorBodyDto, description: 'the run is not parked, was answered already, judged the ticket not implementable (use POST /api/runs/:id/retry), or another run took the ticket' })
+  @RequirePermissions(Permission.RunsControl)
+  async answer(@Param() params: RunIdParams, @Body() body: AnswerRunBody, @CurrentAuth() auth: RequestAuth): Promise<{ run: Run }> {
+    const result = await this.answers.answerRun(params.id, body.answer.trim(), attributionOf(auth.principal), AnswerSource.Dashboard);
+    switch (result.outcome) {
+      case 'resumed': return { run: result.run };
+      case 'not-found': throw runNotFound(params.id);
+      case 'conflict': throw new ConflictException({ error: result.reason });
       case 'unavailable': throw new ServiceUnavailableException({ error: result.reason });
     }
   }

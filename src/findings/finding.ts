@@ -8,6 +8,8 @@ export const FindingSubsystem = {
   SandboxAgent: 'sandbox-agent',
   Auth: 'auth',
   Build: 'build',
+  /** A project whose polling cannot work or is failing (raised by the `poller` lease holder). */
+  Poller: 'poller',
 } as const;
 export type FindingSubsystem = (typeof FindingSubsystem)[keyof typeof FindingSubsystem];
 

@@ -4,6 +4,7 @@ import type { ProviderGate } from '../agent/provider-gate.js';
 import { collectSecrets } from '../common/secret-scrubber.js';
 import { ConfigService } from '../config/config.service.js';
 import { DEFAULT_AGENT, type RepoConfig } from '../config/service-config.js';
+import { RunConversationService } from '../conversations/run-conversation.service.js';
 import type { PullRequestReviews } from '../platforms/pull-request-review.js';
 import type { Platform } from '../platforms/platform.js';
 import { ProjectTrackerFactory } from '../tickets/label-projection/project-tracker.factory.js';
@@ -26,7 +27,8 @@ export interface CatalogRun {
 
 /**
  * Resolves pipeline names against the current (live-reloaded) configuration; an agent pipeline
- * gets the run's support: the project's agent, the ticket's text from its tracker, the
+ * gets the run's support: the project's agent, the ticket's text from its tracker, what people
+ * said to the run beyond the ticket (hand-backs and answers, review feedback, instructions), the
  * installation-wide provider gate and the secrets to keep out of everything the model sees.
  */
 @Injectable()
@@ -35,6 +37,7 @@ export class PipelineCatalogService {
     private readonly config: ConfigService,
     private readonly trackers: ProjectTrackerFactory,
     @Inject(PROVIDER_GATE) private readonly gate: ProviderGate,
+    private readonly conversations: RunConversationService,
   ) {}
 
   resolve(name: string, run?: CatalogRun): Pipeline {
@@ -49,6 +52,7 @@ export class PipelineCatalogService {
         gate: this.gate,
         noteUsage: run.noteUsage,
         reviewsFor: run.reviewsFor,
+        conversation: () => this.conversations.forRun({ runId: run.runId, platform: run.platform, project: run.project, ticket: run.ticket }),
         commentOnTicket: async (body) => {
           if (run.ticket === null) return;
           const tracker = this.trackers.forProject(run.project, run.platform);

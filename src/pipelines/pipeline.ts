@@ -74,7 +74,17 @@ export interface StepContext {
  * How a step (and so a run) ended. `summary`: what the run did, for its pull requests' bodies;
  * `failedStep`: the step that failed (the wip commit's `Failed-Step` trailer).
  */
-export type StepResult = { ok: true; summary?: string } | { ok: false; error: string; failedStep?: string };
+export type StepResult = { ok: true; summary?: string } | { ok: false; error: string; failedStep?: string; handBack?: HandBackRequest };
+
+/**
+ * The `code` agent handed the ticket back (`ask`): the run ends `parked` instead of failed, the
+ * question goes onto the ticket and its pull requests, and an answer (or, for
+ * `not-implementable`, only a retry) resumes the ticket.
+ */
+export interface HandBackRequest {
+  kind: 'question' | 'contradiction' | 'not-implementable';
+  question: string;
+}
 
 /** One step of a pipeline. It runs in the run's sandboxes and reports success or the error. */
 export interface PipelineStep {

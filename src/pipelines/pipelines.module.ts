@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { InMemoryProviderGate, type ProviderGate, requestsPerMinuteFrom } from '../agent/provider-gate.js';
 import { RedisProviderGate } from '../agent/redis-provider-gate.js';
 import { ConfigService } from '../config/config.service.js';
+import { ConversationsModule } from '../conversations/conversations.module.js';
 import { StoreConnectionService } from '../store/store-connection.service.js';
 import { DEFAULT_LABEL_PROJECTION_OPTIONS, LABEL_PROJECTION_OPTIONS } from '../tickets/label-projection/label-projection.options.js';
 import { ProjectTrackerFactory } from '../tickets/label-projection/project-tracker.factory.js';
@@ -20,6 +21,7 @@ function providerGate(config: ConfigService, store: StoreConnectionService): Pro
 
 // Its own tracker factory (reads the ticket's text for the model): the label projection's stays private to it.
 @Module({
+  imports: [ConversationsModule],
   providers: [
     PipelineCatalogService,
     { provide: StepRunner, useValue: new StepRunner() },

@@ -27,5 +27,11 @@ export const RunEventKind = {
   RunCancelled: 'run-cancelled',
   /** An operator retried the run: on the old run and on the new one, naming each other. */
   RunRetried: 'run-retried',
+  /** The agent handed the ticket back: the run waits, parked, for an answer. */
+  RunParked: 'run-parked',
+  /** Someone answered a parked run: who, where, and the run that resumes the ticket. */
+  RunAnswered: 'run-answered',
+  /** The hand-back could not be posted on a pull request of the ticket (best effort). */
+  HandBack: 'hand-back',
 } as const;
 export type RunEventKind = (typeof RunEventKind)[keyof typeof RunEventKind];

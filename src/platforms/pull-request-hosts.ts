@@ -1,8 +1,12 @@
 import type { RepoConfig } from '../config/service-config.js';
+import type { PullRequestConversations } from '../conversations/pull-request-conversations.js';
+import { AzureDevOpsPullRequestConversationsClient } from './azure-devops/azure-devops-pull-request-conversations.client.js';
 import { AzureDevOpsPullRequestReviewsClient } from './azure-devops/azure-devops-pull-request-reviews.client.js';
 import { AzureDevOpsPullRequestsClient } from './azure-devops/azure-devops-pull-requests.client.js';
+import { GitHubPullRequestConversationsClient } from './github/github-pull-request-conversations.client.js';
 import { GitHubPullRequestReviewsClient } from './github/github-pull-request-reviews.client.js';
 import { GitHubPullRequestsClient } from './github/github-pull-requests.client.js';
+import { GitLabMergeRequestConversationsClient } from './gitlab/gitlab-merge-request-conversations.client.js';
 import { GitLabMergeRequestReviewsClient } from './gitlab/gitlab-merge-request-reviews.client.js';
 import { GitLabMergeRequestsClient } from './gitlab/gitlab-merge-requests.client.js';
 import type { TrackerHttpOptions } from './http/tracker-http.js';
@@ -36,6 +40,18 @@ export function pullRequestReviewsFor(repo: RepoConfig, http?: TrackerHttpOption
       return GitLabMergeRequestReviewsClient.fromConfig(repo, http);
     case Platform.AzureDevOps:
       return AzureDevOpsPullRequestReviewsClient.fromConfig(repo, http);
+  }
+}
+
+/** What conversations read on a configured repository's host, with the same refusals as pullRequestHostFor. */
+export function pullRequestConversationsFor(repo: RepoConfig, http?: TrackerHttpOptions): PullRequestConversations {
+  switch (codePlatformOf(repo)) {
+    case Platform.GitHub:
+      return GitHubPullRequestConversationsClient.fromConfig(repo, http);
+    case Platform.GitLab:
+      return GitLabMergeRequestConversationsClient.fromConfig(repo, http);
+    case Platform.AzureDevOps:
+      return AzureDevOpsPullRequestConversationsClient.fromConfig(repo, http);
   }
 }
 

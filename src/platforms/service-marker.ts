@@ -17,5 +17,5 @@ export function carriesServiceMarker(text: string): boolean {
 /** Prefix of the service's own lifecycle labels: never a trigger, and the only labels transitions change. */
 export const SERVICE_LABEL_PREFIX = 'service:';
 
-/** The lifecycle labels of the spec (`service:pending` … `service:failed`). */
-export const LIFECYCLE_LABELS: readonly string[] = ['pending', 'enqueued', 'in-progress', 'done', 'failed'].map((s) => `${SERVICE_LABEL_PREFIX}${s}`);
+/** The lifecycle labels of the spec (`service:pending` … `service:failed`), and `service:parked` of a handed-back ticket. */
+export const LIFECYCLE_LABELS: readonly string[] = ['pending', 'enqueued', 'in-progress', 'done', 'failed', 'parked'].map((s) => `${SERVICE_LABEL_PREFIX}${s}`);

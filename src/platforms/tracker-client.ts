@@ -59,6 +59,29 @@ export interface ListTicketsQuery {
   labels?: readonly string[];
 }
 
+/**
+ * What the poller asks a tracker for (issue 17, polling ingress): open tickets that can trigger —
+ * whose status is any of `statuses` (A/B: that carry any of these labels) **or** that carry any
+ * of `labels` (C: tags) — updated at or after `updatedSince` (null: all of them, a full sweep),
+ * paged to the end, in the project's scope.
+ */
+export interface PollQuery {
+  statuses: readonly string[];
+  labels: readonly string[];
+  updatedSince: Date | null;
+}
+
+/** A polled ticket: the snapshot and when the tracker last changed it (ISO 8601). */
+export interface PolledTicket extends TicketSnapshot {
+  updatedAt: string;
+}
+
+/** The triggers a ticket can carry: the trigger statuses and the labels `pipeline_from_label` maps. */
+export interface TriggerSet {
+  statuses: readonly string[];
+  labels: readonly string[];
+}
+
 export interface TrackerClient {
   readonly platform: Platform;
   readTicket(ticket: string): Promise<TicketSnapshot>;
@@ -80,6 +103,15 @@ export interface TrackerClient {
   listComments(ticket: string): Promise<TicketComment[]>;
   /** Open tickets matching the query (project-scoped where the platform needs a scope). */
   listTickets(query?: ListTicketsQuery): Promise<TicketSnapshot[]>;
+  /** The poller's read (see PollQuery): at most a few requests when little changed since `updatedSince`. */
+  pollTickets?(query: PollQuery): Promise<PolledTicket[]>;
+  /**
+   * When the ticket last moved into one of `trigger.statuses` or was given one of
+   * `trigger.labels`, from the tracker's own history (GitHub issue events, GitLab resource label
+   * events, Azure DevOps work item updates, Jira changelog); null when it never did (as far as
+   * the history says). The poller asks it only for a ended ticket that shows a trigger again.
+   */
+  triggeredAt?(ticket: string, trigger: TriggerSet): Promise<Date | null>;
 }
 
 /** A failed tracker call. The message never carries credentials (redacted by the HTTP layer). */

@@ -87,7 +87,7 @@ export class HousekeepingService implements OnApplicationBootstrap, OnApplicatio
    */
   private async sweepSandboxes(): Promise<void> {
     if (!this.backend.sweep) return;
-    const removed = await this.backend.sweep((runId) => this.records.isLive(runId));
+    const removed = await this.backend.sweep((runId) => this.records.mayHoldSandboxes(runId));
     if (removed > 0) this.logger.log(`removed ${removed} sandbox(es) of runs that are no longer live`);
   }
 

@@ -21,6 +21,8 @@ export interface PullRequestRunRequest {
   project: string;
   target: PullRequestTarget;
   pipeline: string;
+  /** Free text that came with the command (handed to the model as untrusted text). */
+  instructions?: string | null;
 }
 
 /**
@@ -47,8 +49,8 @@ export class PullRequestRunsService {
     const { platform, project, target, pipeline } = request;
     try {
       await this.db.dataSource.query(
-        `INSERT INTO runs (id, platform, project, ticket, pipeline, state, target) VALUES ($1, $2, $3, NULL, $4, 'queued', $5)`,
-        [runId, platform, project, pipeline, JSON.stringify({ repo: target.repo, number: target.number })]);
+        `INSERT INTO runs (id, platform, project, ticket, pipeline, state, target, instructions) VALUES ($1, $2, $3, NULL, $4, 'queued', $5, $6)`,
+        [runId, platform, project, pipeline, JSON.stringify({ repo: target.repo, number: target.number }), request.instructions ?? null]);
     } catch (error) {
       if ((error as { code?: string }).code === PG_UNIQUE_VIOLATION) return { outcome: 'AlreadyClaimed' };
       return { outcome: 'Failed', error: (error as Error).message };

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ConversationsModule } from '../conversations/conversations.module.js';
 import { LeaderModule } from '../leader/leader.module.js';
 import { MetricsRegistryModule } from '../metrics/metrics-registry.module.js';
 import { PipelinesModule } from '../pipelines/pipelines.module.js';
@@ -25,7 +26,7 @@ import { StaleJobDetectorService } from './stale-job-detector.service.js';
  * that stops runs cancelled anywhere. Needs RunQueueModule and TicketsModule.
  */
 @Module({
-  imports: [LeaderModule, PipelinesModule, MetricsRegistryModule, RunChangesModule, WorkspacesModule, RunArtifactsModule],
+  imports: [LeaderModule, PipelinesModule, MetricsRegistryModule, RunChangesModule, WorkspacesModule, RunArtifactsModule, ConversationsModule],
   providers: [
     RunRecordsService, RunFeedPublisher, RunEventsService, HeartbeatService, CapacityQueueService,
     RunExecutorService, RunConsumerService, StaleJobDetectorService, ReconcilerService, RunRetentionService, HousekeepingService,

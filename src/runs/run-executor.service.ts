@@ -2,7 +2,8 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '../config/config.service.js';
 import { RunState } from '../database/entities/run.entity.js';
 import { MetricsService } from '../metrics/metrics.service.js';
-import type { StepResult } from '../pipelines/pipeline.js';
+import { RunQuestionsService } from '../conversations/hand-back/run-questions.service.js';
+import type { HandBackRequest, StepResult } from '../pipelines/pipeline.js';
 import { executePipeline } from '../pipelines/pipeline-execution.js';
 import { PipelineCatalogService } from '../pipelines/pipeline-catalog.service.js';
 import { RunEventKind } from '../pipelines/run-event-kind.js';
@@ -26,7 +27,7 @@ import { RunRecordsService } from './run-records.service.js';
  * `deferred`: not admitted yet (or shutting down); the consumer gives the request back to the queue.
  * `stopped`: the run's record ended elsewhere while it ran here (cancelled); its commands were killed.
  */
-export const RunOutcome = { Succeeded: 'succeeded', Failed: 'failed', Skipped: 'skipped', Deferred: 'deferred', Stopped: 'stopped' } as const;
+export const RunOutcome = { Succeeded: 'succeeded', Failed: 'failed', Parked: 'parked', Skipped: 'skipped', Deferred: 'deferred', Stopped: 'stopped' } as const;
 export type RunOutcome = (typeof RunOutcome)[keyof typeof RunOutcome];
 
 /**
@@ -75,6 +76,7 @@ export class RunExecutorService {
     private readonly metrics: MetricsService,
     private readonly workspaces: WorkspacesService,
     private readonly artifacts: RunArtifactsService,
+    private readonly questions: RunQuestionsService,
   ) {
     heartbeat.onSilence((silentMs) => void this.stopRuns(
       `stopped: no heartbeat reached the store or the database for ${Math.round(silentMs / 1000)} s, so the ticket may be claimed again elsewhere`));
@@ -220,6 +222,25 @@ export class RunExecutorService {
     return this.end(request, result, events, startedAt);
   }
 
+  /**
+   * The agent handed the ticket back (its work already pushed as a wip commit by the workspace):
+   * InProgress → Parked with the question recorded in the same transaction. The run stays live
+   * (it holds its ticket) with no sandbox, heartbeat or capacity until an answer or a retry ends
+   * it; it is not counted as finished. False when the ticket had moved on: the run then ends as a
+   * failure like any other.
+   */
+  private async park(request: PipelineRequest, error: string, handBack: HandBackRequest, events: RunEventWriter): Promise<boolean> {
+    const key = { platform: request.platform, project: request.project, ticket: request.ticket as string };
+    const parked = await this.lifecycle.transition(request.runId, LifecycleTrigger.Park, error, {
+      alongside: (tx) => this.questions.record(tx, key, request.runId, handBack),
+    });
+    if (parked === null) return false;
+    events.emit(RunEventKind.RunParked, null, `${error}; the run waits for an answer`);
+    await events.flush();
+    this.logger.log(`run ${request.runId} (${request.project}/${request.ticket} ${request.pipeline}) parked: ${error}`);
+    return true;
+  }
+
   /** A run whose record ended elsewhere (cancelled) while it ran here: says so, writes no outcome. */
   private async endStopped(request: PipelineRequest, reason: string, ended: RunState, result: StepResult, events: RunEventWriter, startedAt: number): Promise<RunOutcome> {
     const kind = ended === RunState.Cancelled ? RunEventKind.RunCancelled : RunEventKind.RunFailed;
@@ -278,6 +299,7 @@ export class RunExecutorService {
   }
 
   private async end(request: PipelineRequest, result: StepResult, events: RunEventWriter, startedAt: number): Promise<RunOutcome> {
+    if (!result.ok && result.handBack && request.ticket !== null && (await this.park(request, result.error, result.handBack, events))) return RunOutcome.Parked;
     const error = result.ok ? null : result.error;
     events.emit(result.ok ? RunEventKind.RunSucceeded : RunEventKind.RunFailed, null, error ?? `pipeline ${request.pipeline} succeeded`);
     await events.flush();

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { DatabaseService } from '../database/database.service.js';
 import { updatedRows } from '../database/updated-rows.js';
 import type { SandboxState } from '../database/entities/run-sandbox.entity.js';
-import { LIVE_RUN_STATES, RunState } from '../database/entities/run.entity.js';
+import { ACTIVE_RUN_STATES, LIVE_RUN_STATES, RunState } from '../database/entities/run.entity.js';
 import type { Platform } from '../platforms/platform.js';
 import type { StepState } from '../pipelines/pipeline.js';
 import { RunChangeNotifier } from './changes/run-change-notifier.js';
@@ -113,15 +113,16 @@ export class RunRecordsService {
   }
 
   /**
-   * For the sandbox sweep: false only for a run this installation recorded and that has ended. A
-   * run it does not know (a `pipeline-service run` from the command line, another installation
-   * sharing the engine) is not its to remove.
+   * For the sandbox sweep: false only for a run this installation recorded and that has ended or
+   * is parked (a parked run executes nothing, for days: a sandbox of it was left behind). A run it
+   * does not know (a `pipeline-service run` from the command line, another installation sharing
+   * the engine) is not its to remove.
    */
-  async isLive(runId: string): Promise<boolean> {
+  async mayHoldSandboxes(runId: string): Promise<boolean> {
     if (!UUID.test(runId)) return true;
     const rows: unknown = await this.db.dataSource.query('SELECT state FROM runs WHERE id = $1', [runId]);
     const row = Array.isArray(rows) ? (rows[0] as { state: RunState } | undefined) : undefined;
-    return row === undefined || LIVE_RUN_STATES.includes(row.state);
+    return row === undefined || ACTIVE_RUN_STATES.includes(row.state);
   }
 
   /** Tells the hub when `changed`; passes it on. */

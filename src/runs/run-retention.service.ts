@@ -46,7 +46,8 @@ const DELETE_BATCH_SQL = `
 /**
  * Retention (housekeeping leader): finished runs (succeeded, failed, cancelled) whose `finished_at`
  * is older than `runs.retention_days` are deleted with their events, in small batches with a
- * pause between them and a cap per pass. Live runs are never touched, however old.
+ * pause between them and a cap per pass, and so are command receipts that old. Live runs
+ * (parked ones included) are never touched, however old.
  */
 @Injectable()
 export class RunRetentionService implements OnApplicationShutdown {
@@ -86,6 +87,8 @@ export class RunRetentionService implements OnApplicationShutdown {
       await sleep(limits.pauseMs);
       if (this.stopped || !proceed()) break;
     }
+    // Pull-request acts already read: a host never redelivers one that old.
+    await this.db.dataSource.query('DELETE FROM command_receipts WHERE received_at < now() - make_interval(days => $1)', [days]);
     if (removed > 0) {
       this.logger.log(`removed ${removed} finished run(s) older than ${days} day(s), with their events, in ${batches.length} batch(es)`
         + (complete ? '' : '; more may remain for the next pass'));

@@ -15,6 +15,16 @@ export type ClaimOutcome =
   | { outcome: 'AlreadyClaimed'; byLock: boolean }
   | { outcome: 'Failed'; error: string };
 
+export interface ClaimOptions {
+  instructions?: string | null;
+  /**
+   * Claim only while the ticket's run is still this one (null: no run, or never seen). The
+   * poller decides from a read of the ticket; a webhook that claimed it since (and whose run may
+   * already have ended) must make the poll's claim AlreadyClaimed, not a second run.
+   */
+  expectRunId?: string | null;
+}
+
 /**
  * One live run per ticket: a 30 s claim lock in the store serialises deliveries for a ticket,
  * the database decides (and enforces by a unique index), and the request goes on the FIFO
@@ -32,12 +42,16 @@ export class ClaimService {
     private readonly metrics: MetricsService,
   ) {}
 
-  /** Throws StoreUnavailableError when the store is not up (the caller answers 503). */
-  async claim(key: TicketKey, pipeline: string): Promise<ClaimOutcome> {
+  /**
+   * Throws StoreUnavailableError when the store is not up (the caller answers 503).
+   * `options.instructions`: what the command that asked for the run added (rework instructions),
+   * stored with the run for its model.
+   */
+  async claim(key: TicketKey, pipeline: string, options: ClaimOptions = {}): Promise<ClaimOutcome> {
     const started = performance.now();
     let outcome: ClaimOutcome['outcome'] | 'StoreUnavailable' = 'Failed';
     try {
-      const result = await this.decide(key, pipeline);
+      const result = await this.decide(key, pipeline, options);
       outcome = result.outcome;
       return result;
     } catch (error) {
@@ -49,12 +63,12 @@ export class ClaimService {
   }
 
   /** The claim itself; `claim` adds its count and latency. */
-  private async decide(key: TicketKey, pipeline: string): Promise<ClaimOutcome> {
+  private async decide(key: TicketKey, pipeline: string, options: ClaimOptions): Promise<ClaimOutcome> {
     if (!this.store.isConnected) throw new StoreUnavailableError(this.store.isConfigured ? 'not connected' : 'KVSTORE_URL is not set');
     const lock = await this.acquireLock(key);
     if (!lock) return { outcome: 'AlreadyClaimed', byLock: true };
     try {
-      const result = await this.lifecycle.claim(key, pipeline);
+      const result = await this.lifecycle.claim(key, pipeline, options.instructions ?? null, options.expectRunId);
       if (result.outcome === 'AlreadyClaimed') return { outcome: 'AlreadyClaimed', byLock: false };
       await this.push(key, result);
       await this.lifecycle.announceClaim(key, result);

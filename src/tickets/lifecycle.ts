@@ -8,8 +8,12 @@ export const LifecycleTrigger = {
   Succeed: 'succeed',
   Fail: 'fail',
   StaleRevert: 'stale-revert',
-  /** An operator cancelled the run (dashboard `POST /api/runs/:id/cancel`). */
+  /** An operator cancelled the run (dashboard `POST /api/runs/:id/cancel`, or a retry of a parked run). */
   Cancel: 'cancel',
+  /** The `code` agent handed the ticket back (`ask`): the run waits, live, for an answer. */
+  Park: 'park',
+  /** Someone answered the hand-back: the parked run ends (cancelled) and the ticket is claimable again. */
+  Answer: 'answer',
 } as const;
 export type LifecycleTrigger = (typeof LifecycleTrigger)[keyof typeof LifecycleTrigger];
 
@@ -25,7 +29,10 @@ export const TRANSITIONS: Record<LifecycleTrigger, { from: readonly TicketState[
   [LifecycleTrigger.Fail]: { from: [TicketState.InProgress], to: TicketState.Failed },
   [LifecycleTrigger.StaleRevert]: { from: [TicketState.InProgress], to: TicketState.Pending },
   // Failed like any failed run: the label shows `service:failed` and the error (who cancelled) is posted.
-  [LifecycleTrigger.Cancel]: { from: [TicketState.Enqueued, TicketState.InProgress], to: TicketState.Failed },
+  [LifecycleTrigger.Cancel]: { from: [TicketState.Enqueued, TicketState.InProgress, TicketState.Parked], to: TicketState.Failed },
+  [LifecycleTrigger.Park]: { from: [TicketState.InProgress], to: TicketState.Parked },
+  // Pending, not Enqueued: the answer's claim that follows is an ordinary claim (lock, queue, capacity).
+  [LifecycleTrigger.Answer]: { from: [TicketState.Parked], to: TicketState.Pending },
 };
 
 export function canTransition(trigger: LifecycleTrigger, from: TicketState): boolean {

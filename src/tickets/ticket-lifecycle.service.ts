@@ -39,9 +39,19 @@ const RUN_STATE_AFTER: Partial<Record<LifecycleTrigger, RunState>> = {
   [LifecycleTrigger.Fail]: RunState.Failed,
   [LifecycleTrigger.StaleRevert]: RunState.Failed,
   [LifecycleTrigger.Cancel]: RunState.Cancelled,
+  [LifecycleTrigger.Park]: RunState.Parked,
+  [LifecycleTrigger.Answer]: RunState.Cancelled,
 };
 
-/** Rolls a transition back: the ticket pointed at the run, but the run had already ended. */
+export interface TransitionOptions {
+  /**
+   * Written in the transition's own transaction, after the ticket and its run moved (the parked
+   * run's question, the answer that ends it). False rolls the whole transition back: it is refused.
+   */
+  alongside?(tx: EntityManager): Promise<boolean>;
+}
+
+/** Rolls a transition back: the ticket pointed at the run, but the run had already ended (or `alongside` said no). */
 class RunAlreadyEnded extends Error {}
 
 const PG_UNIQUE_VIOLATION = '23505';
@@ -61,10 +71,11 @@ const CLAIM_SQL = `
   WITH cur AS (
     SELECT state, run_id FROM tickets WHERE platform = $1 AND project = $2 AND ticket = $3 FOR UPDATE
   ), free AS (
-    SELECT NOT EXISTS (SELECT 1 FROM cur WHERE state NOT IN ('${TRANSITIONS[LifecycleTrigger.Claim].from.join("', '")}')) AS yes
+    SELECT NOT EXISTS (SELECT 1 FROM cur WHERE state NOT IN ('${TRANSITIONS[LifecycleTrigger.Claim].from.join("', '")}'))
+      AND (NOT $7::boolean OR (SELECT run_id FROM cur) IS NOT DISTINCT FROM $8::uuid) AS yes
   ), new_run AS (
-    INSERT INTO runs (id, platform, project, ticket, pipeline, state)
-    SELECT $5, $1, $2, $3, $4, 'queued' FROM free WHERE free.yes
+    INSERT INTO runs (id, platform, project, ticket, pipeline, state, instructions)
+    SELECT $5, $1, $2, $3, $4, 'queued', $6 FROM free WHERE free.yes
     RETURNING id
   ), moved AS (
     INSERT INTO tickets (platform, project, ticket, state, pipeline, run_id)
@@ -95,15 +106,16 @@ export class TicketLifecycleService {
 
   /**
    * Pending (or ended) → Enqueued with a new queued run, or AlreadyClaimed when a live run owns
-   * the ticket. The partial unique index on live runs backs this up against any race.
+   * the ticket (or, given `expectRunId`, when the ticket's run is another one by now). The partial unique index on live runs backs this up against any race.
    * Listeners hear of the claim only through `announceClaim`, once its request is on the queue:
    * a claim that is undone is never announced (its label would otherwise stay on the ticket).
    */
-  async claim(key: TicketKey, pipeline: string): Promise<ClaimResult> {
+  async claim(key: TicketKey, pipeline: string, instructions: string | null = null, expectRunId?: string | null): Promise<ClaimResult> {
     const runId = randomUUID();
     let result: ClaimResult;
     try {
-      const [row] = (await this.db.dataSource.query(CLAIM_SQL, [key.platform, key.project, key.ticket, pipeline, runId])) as ClaimRow[];
+      const params = [key.platform, key.project, key.ticket, pipeline, runId, instructions, expectRunId !== undefined, expectRunId ?? null];
+      const [row] = (await this.db.dataSource.query(CLAIM_SQL, params)) as ClaimRow[];
       result = row?.run_id
         ? { outcome: 'Claimed', runId, pipeline, previous: row.prev_state ? { state: row.prev_state, runId: row.prev_run } : null }
         : { outcome: 'AlreadyClaimed', state: row?.prev_state ?? TicketState.Enqueued };
@@ -153,7 +165,7 @@ export class TicketLifecycleService {
    * Moves the ticket owned by `runId` by `trigger`, with its run. Returns the transition, or
    * null when the ticket is not in a state the trigger accepts (refused and logged).
    */
-  async transition(runId: string, trigger: LifecycleTrigger, error: string | null = null): Promise<TransitionEvent | null> {
+  async transition(runId: string, trigger: LifecycleTrigger, error: string | null = null, options: TransitionOptions = {}): Promise<TransitionEvent | null> {
     const rule = TRANSITIONS[trigger];
     const runState = RUN_STATE_AFTER[trigger];
     const event = await this.db.dataSource.transaction(async (tx): Promise<TransitionEvent | null> => {
@@ -170,6 +182,7 @@ export class TicketLifecycleService {
       const row = rows[0];
       if (!row) return null;
       if (runState && !(await updateRun(tx, runId, runState, error))) throw new RunAlreadyEnded();
+      if (options.alongside && !(await options.alongside(tx))) throw new RunAlreadyEnded();
       return {
         key: { platform: row.platform, project: row.project, ticket: row.ticket },
         runId, pipeline: row.pipeline, trigger, from: row.from_state, to: rule.to, error,
@@ -179,7 +192,7 @@ export class TicketLifecycleService {
       throw failure;
     });
     if (!event) {
-      this.logger.warn(`refused ${trigger} for run ${runId}: its ticket is not in ${rule.from.join(' or ')} on it, or the run has ended`);
+      this.logger.warn(`refused ${trigger} for run ${runId}: its ticket is not in ${rule.from.join(' or ')} on it, or the run has ended${options.alongside ? ', or what goes with it was refused' : ''}`);
       return null;
     }
     await this.emit(event);

@@ -3,7 +3,7 @@ import { projectConfig, serviceConfigWith, triggerConfig } from '../../test/fixt
 import type { TicketChange, TicketEvent } from '../platforms/inbound-event.js';
 import { Platform } from '../platforms/platform.js';
 import { SERVICE_MARKER } from '../platforms/service-marker.js';
-import { RejectReason, decideTrigger, knownPipelines } from './trigger-decision.js';
+import { RejectReason, decideTicketState, decideTrigger, knownPipelines } from './trigger-decision.js';
 
 const shopTrigger = triggerConfig({
   trigger_statuses: ['ready-for-agent'],
@@ -180,5 +180,36 @@ describe('decideTrigger: projects', () => {
 
   it('knows the built-in pipelines and the configured command pipelines', () => {
     expect([...knownPipelines(config)].sort()).toEqual(['code', 'lint', 'pr-review', 'security-scan']);
+  });
+});
+
+describe('decideTicketState: a polled ticket goes through the same rules', () => {
+  const polled = (status: string | null, ...labels: string[]) => ({ status, labels });
+
+  it('claims the pipeline of a mapped label before the default of a trigger status', () => {
+    expect(decideTicketState(Platform.GitHub, polled('ready-for-agent', 'bug', 'ready-for-agent', 'security'), shop, config))
+      .toEqual({ verdict: 'claim', pipeline: 'security-scan' });
+  });
+
+  it('claims default_pipeline for a trigger status: a status label on A/B, the status on C/D', () => {
+    expect(decideTicketState(Platform.GitHub, polled(null, 'Ready-For-Agent'), shop, config)).toEqual({ verdict: 'claim', pipeline: 'code' });
+    expect(decideTicketState(Platform.Jira, polled('ready for agent'), billing, config)).toEqual({ verdict: 'claim', pipeline: 'code' });
+    expect(decideTicketState(Platform.AzureDevOps, polled('Approved', 'team-x'), billing, config)).toEqual({ verdict: 'claim', pipeline: 'code' });
+  });
+
+  it('never triggers on service: labels, also when they are all the ticket carries', () => {
+    expect(decideTicketState(Platform.GitHub, polled(null, 'service:done', 'service:pending'), shop, config).verdict).toBe('filtered');
+    expect(decideTicketState(Platform.GitHub, polled(null, 'service:failed', 'security'), shop, config)).toEqual({ verdict: 'claim', pipeline: 'security-scan' });
+  });
+
+  it('rejects an unknown pipeline and filters a ticket that carries no trigger', () => {
+    expect(decideTicketState(Platform.GitHub, polled(null, 'broken'), shop, config)).toEqual({ verdict: 'rejected', reason: RejectReason.UnknownPipeline });
+    expect(decideTicketState(Platform.GitHub, polled(null, 'bug'), shop, config).verdict).toBe('filtered');
+    expect(decideTicketState(Platform.Jira, polled('In Review'), billing, config).verdict).toBe('filtered');
+    expect(decideTicketState(Platform.GitHub, polled(null), shop, config).verdict).toBe('filtered');
+  });
+
+  it('does not read a tag as a status on Azure DevOps', () => {
+    expect(decideTicketState(Platform.AzureDevOps, polled('Active', 'Approved'), billing, config).verdict).toBe('filtered');
   });
 });

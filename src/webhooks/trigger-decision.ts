@@ -50,19 +50,53 @@ export function decideTrigger(
   project: ProjectConfig | null,
   config: Pick<ServiceConfig, 'pipelines'>,
 ): TriggerDecision {
-  const all = event.changes.length > 0 ? event.changes : [event.change];
+  return decideChanges(event.platform, event.changes.length > 0 ? event.changes : [event.change], project, config);
+}
+
+/** What a poll reads of a ticket: what it carries now, not what changed. */
+export interface PolledTicketState {
+  status: string | null;
+  labels: readonly string[];
+}
+
+/**
+ * The same rules for a polled ticket (polling ingress): its labels are judged as if just added
+ * and its status as if just set, most specific first as for a delivery — a mapped label → its
+ * pipeline, a trigger status (A/B: a status label) → `default_pipeline`, `service:` labels never,
+ * an unknown pipeline rejected. Whether the ticket may be claimed again is the poller's re-run rule.
+ */
+export function decideTicketState(
+  platform: Platform,
+  ticket: PolledTicketState,
+  project: ProjectConfig | null,
+  config: Pick<ServiceConfig, 'pipelines'>,
+): TriggerDecision {
+  const changes: TicketChange[] = [];
+  if (ticket.labels.length > 0) changes.push({ type: 'labels-added', labels: [...ticket.labels] });
+  if (ticket.status !== null) changes.push({ type: 'status', status: ticket.status });
+  if (changes.length === 0) return filtered('the ticket carries neither a label nor a status');
+  return decideChanges(platform, changes, project, config);
+}
+
+/** The rules over a list of changes, most specific first (shared by deliveries and polls). */
+function decideChanges(
+  platform: Platform,
+  all: readonly TicketChange[],
+  project: ProjectConfig | null,
+  config: Pick<ServiceConfig, 'pipelines'>,
+): TriggerDecision {
   const changes = all.map(withoutOwnWrites).filter((change): change is TicketChange => change !== null);
-  if (changes.length === 0) return filtered(ownWriteReason(event.change));
+  if (changes.length === 0) return filtered(ownWriteReason(all[0] as TicketChange));
   if (project === null) return { verdict: 'rejected', reason: RejectReason.UnknownProject };
-  const trigger = project.triggers[event.platform];
-  if (trigger === undefined) return filtered(`project '${project.name}' has no ${event.platform} trigger`);
+  const trigger = project.triggers[platform];
+  if (trigger === undefined) return filtered(`project '${project.name}' has no ${platform} trigger`);
 
   const known = knownPipelines(config);
   for (const change of changes) {
-    const decision = decideChange(change, trigger, event.platform, known);
+    const decision = decideChange(change, trigger, platform, known);
     if (decision !== null) return decision;
   }
-  return filtered(noMatchReason(changes[0] ?? event.change));
+  return filtered(noMatchReason(changes[0] as TicketChange));
 }
 
 /** Built-in pipelines plus the operator's command pipelines. */

@@ -5,8 +5,14 @@ import { isDatabaseFault } from '../database/database-fault.js';
 import { DatabaseService } from '../database/database.service.js';
 import type { DeliveryOutcome } from './delivery-outcome.js';
 
+/** How a trigger reached the service: a webhook delivery, or the poller reading the tracker. */
+export const TriggerSource = { Webhook: 'webhook', Poll: 'poll' } as const;
+export type TriggerSource = (typeof TriggerSource)[keyof typeof TriggerSource];
+
 export interface TriggerLogEntry {
   receivedAt: Date;
+  /** Default `webhook`. A poll's entry has event `poll`, no delivery id and status code 0 (no HTTP answer). */
+  source?: TriggerSource;
   platform: string | null;
   event: string | null;
   deliveryId: string | null;
@@ -29,8 +35,8 @@ const MAX_BACKOFF_MS = 5_000;
 const SHUTDOWN_DRAIN_MS = 5_000;
 /** Losses are logged at once, then summed up at most this often, so a flood cannot flood the log. */
 const LOSS_REPORT_EVERY_MS = 60_000;
-const COLUMNS = 9;
-const INSERT = 'INSERT INTO trigger_log (received_at, platform, event, delivery_id, project, ticket, outcome, reason, status_code) VALUES';
+const COLUMNS = 10;
+const INSERT = 'INSERT INTO trigger_log (received_at, source, platform, event, delivery_id, project, ticket, outcome, reason, status_code) VALUES';
 
 interface Buffered {
   entry: TriggerLogEntry;
@@ -38,7 +44,8 @@ interface Buffered {
 }
 
 /**
- * The trigger log: every delivery with its outcome. Written in batches off the request path, so
+ * The trigger log: every delivery with its outcome, and every polled ticket that led to a claim
+ * attempt or a rejection (`source` `poll`). Written in batches off the request path, so
  * a slow or absent database never slows or fails a webhook answer. Fields come from unauthenticated
  * requests: they are cleaned and clipped on the way in, and a row the database still refuses is
  * dropped rather than retried, so one bad delivery never holds up the ones after it.
@@ -125,7 +132,7 @@ export class TriggerLogService implements OnApplicationShutdown {
   private async insert(rows: Buffered[]): Promise<void> {
     const values: unknown[] = [];
     const tuples = rows.map(({ entry: e }, i) => {
-      values.push(e.receivedAt, e.platform, e.event, e.deliveryId, e.project, e.ticket, e.outcome, e.reason, e.statusCode);
+      values.push(e.receivedAt, e.source ?? TriggerSource.Webhook, e.platform, e.event, e.deliveryId, e.project, e.ticket, e.outcome, e.reason, e.statusCode);
       return `(${Array.from({ length: COLUMNS }, (_, c) => `$${i * COLUMNS + c + 1}`).join(', ')})`;
     });
     await this.db.dataSource.query(`${INSERT} ${tuples.join(', ')}`, values);
@@ -239,6 +246,7 @@ export class TriggerLogService implements OnApplicationShutdown {
 function sanitize(e: TriggerLogEntry): TriggerLogEntry {
   return {
     receivedAt: e.receivedAt,
+    source: e.source ?? TriggerSource.Webhook,
     platform: clip(e.platform, SHORT_TEXT),
     event: clip(e.event, SHORT_TEXT),
     deliveryId: clip(e.deliveryId, SHORT_TEXT),

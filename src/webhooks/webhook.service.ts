@@ -1,8 +1,10 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Injectable, Logger } from '@nestjs/common';
+import type { ActDecision } from '../commands/act-decision.js';
+import { PullRequestActsService } from '../commands/pull-request-acts.service.js';
 import { ConfigService } from '../config/config.service.js';
 import { MetricsService } from '../metrics/metrics.service.js';
-import type { InboundEvent } from '../platforms/inbound-event.js';
+import type { InboundEvent, PullRequestLabeledEvent } from '../platforms/inbound-event.js';
 import { INGRESS } from '../platforms/ingress-registry.js';
 import { detectPlatform } from '../platforms/platform-detection.js';
 import type { Platform } from '../platforms/platform.js';
@@ -16,6 +18,7 @@ import { resolveProject } from './project-resolver.js';
 import { type TriggerLogEntry, TriggerLogService } from './trigger-log.service.js';
 import { decideLabelTrigger } from './label-trigger.js';
 import { decideTrigger } from './trigger-decision.js';
+import { TicketAnswerIntake } from './ticket-answer.intake.js';
 import { type WebhookAnswer, answer } from './webhook-answer.js';
 import { MalformedBody } from './webhook-body-parser.js';
 
@@ -45,6 +48,8 @@ export class WebhookService {
     private readonly dedupe: DeliveryDedupeService,
     private readonly triggerLog: TriggerLogService,
     private readonly metrics: MetricsService,
+    private readonly ticketAnswers: TicketAnswerIntake,
+    private readonly acts: PullRequestActsService,
   ) {}
 
   async receive(delivery: Delivery): Promise<WebhookAnswer> {
@@ -86,7 +91,28 @@ export class WebhookService {
         return log({ ...base, outcome: 'duplicate', reason: 'repeated delivery' }, reservation.answer ?? answer.inFlight());
       }
     }
+    if (event.kind === 'ticket' && project) {
+      // A comment on a parked ticket answers its hand-back instead of being judged as a trigger.
+      const answered = await this.ticketAnswers.take(event, project.name, base);
+      if (answered) {
+        if (fingerprint !== null) await this.dedupe.settle(platform, fingerprint, answered[2]).catch(() => undefined);
+        return log(answered[0], answered[1]);
+      }
+    }
+    if (event.kind === 'pr-comment' || event.kind === 'pr-review' || event.kind === 'pr-review-vote') {
+      const [entry, result, repeatAnswer] = await this.act(event, project?.name ?? null, base);
+      if (fingerprint !== null) await this.dedupe.settle(platform, fingerprint, repeatAnswer).catch(() => undefined);
+      return log(entry, result);
+    }
     const judged = this.judge(event, project?.name ?? null, base);
+    if ('answer' in judged && event.kind === 'pr-labeled') {
+      // A GitLab merge-request update the label trigger does not start anything for may carry a request for changes.
+      const rework = await this.mergeRequestUpdate(event, project?.name ?? null, base);
+      if (rework) {
+        if (fingerprint !== null) await this.dedupe.settle(platform, fingerprint, rework[2]).catch(() => undefined);
+        return log(rework[0], rework[1]);
+      }
+    }
     if ('answer' in judged) {
       if (fingerprint !== null) await this.dedupe.settle(platform, fingerprint, judged.answer).catch(() => undefined);
       return log(judged.entry, judged.answer);
@@ -108,7 +134,7 @@ export class WebhookService {
       return { run: { platform: event.platform, project: projectName as string, target: decision.target, pipeline: decision.pipeline } };
     }
     if (event.kind !== 'ticket') {
-      const reason = event.kind === 'ignored' ? (event.reason ?? 'ignored') : `${event.kind} events start nothing in this release`;
+      const reason = event.kind === 'ignored' ? (event.reason ?? 'ignored') : `${event.kind} events start nothing`;
       return { entry: { ...base, outcome: 'filtered', reason }, answer: answer.filtered(reason) };
     }
     const config = this.config.config;
@@ -177,6 +203,35 @@ export class WebhookService {
     }
   }
 
+  /**
+   * A pull-request comment or review act (commands, rework): its answer, and the answer a
+   * redelivery gets (null: judge it again — the act's own receipt then keeps it from acting twice).
+   */
+  private async act(event: Parameters<PullRequestActsService['handle']>[0], project: string | null, base: Logged): Promise<[Logged, WebhookAnswer, WebhookAnswer | null]> {
+    try {
+      return told(await this.acts.handle(event, project), base);
+    } catch (error) {
+      if (error instanceof StoreUnavailableError) {
+        this.logger.warn(`skipped a ${event.kind} on #${event.pullRequest.number}: ${error.message}; the platform will redeliver`);
+        return [{ ...base, outcome: 'skipped', reason: 'store-unavailable' }, answer.storeUnavailable(), null];
+      }
+      const message = (error as Error).message;
+      this.logger.error(`${event.kind} on #${event.pullRequest.number} failed unexpectedly: ${(error as Error).stack ?? message}`);
+      return [{ ...base, outcome: 'Failed', reason: message }, answer.claimFailed(message), null];
+    }
+  }
+
+  /** A rework act carried by a merge-request update, or null (the label trigger's answer stands). */
+  private async mergeRequestUpdate(event: PullRequestLabeledEvent, project: string | null, base: Logged): Promise<[Logged, WebhookAnswer, WebhookAnswer | null] | null> {
+    try {
+      const decision = await this.acts.mergeRequestUpdate(event, project);
+      return decision === null ? null : told(decision, base);
+    } catch (error) {
+      if (error instanceof StoreUnavailableError) return [{ ...base, outcome: 'skipped', reason: 'store-unavailable' }, answer.storeUnavailable(), null];
+      throw error;
+    }
+  }
+
   /** A store fault while reserving must not lose the delivery: process it as a first one. */
   private async reserve(platform: Platform, fingerprint: string) {
     try {
@@ -185,4 +240,10 @@ export class WebhookService {
       return { first: true } as const;
     }
   }
+}
+
+/** An act's decision as logged and answered; a redelivery of it gets the same answer unless it asked for a retry (5xx). */
+function told(decision: ActDecision, base: Logged): [Logged, WebhookAnswer, WebhookAnswer | null] {
+  const entry: Logged = { ...base, outcome: decision.outcome, reason: decision.reason, ticket: decision.ticket ?? base.ticket };
+  return [entry, decision.answer, decision.answer.status >= 500 ? null : decision.answer];
 }

@@ -214,6 +214,9 @@ export class RunWorkspace implements PipelineWorkspace {
     const { changes, refusals } = await this.collect(sandboxes);
     let outcome = result;
     // A refusal after steps that succeeded is the publish's own failure: its wip commits say so.
+    // A hand-back is dropped with it: the run fails (the question stays in its error) rather than
+    // parking, since the refused work is not kept for the answer to resume from. Otherwise the
+    // hand-back passes through pushWorkInProgress, which keeps the work like any failure's.
     if (refusals.length > 0) outcome = { ok: false, error: joinErrors(result.ok ? null : result.error, refusals), failedStep: result.ok ? 'publish (secret scan)' : result.failedStep };
     if (!outcome.ok) return this.pushWorkInProgress(outcome, changes);
     return this.publish(changes, result.ok ? (result.summary ?? '') : '');

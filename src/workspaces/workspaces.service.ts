@@ -7,7 +7,8 @@ import { PublishMode, type RepoConfig } from '../config/service-config.js';
 import type { PipelineWorkspace, RunEventSink } from '../pipelines/pipeline.js';
 import type { Platform } from '../platforms/platform.js';
 import type { PullRequestHost } from '../platforms/pull-request-host.js';
-import { pullRequestHostFor, pullRequestReviewsFor } from '../platforms/pull-request-hosts.js';
+import { pullRequestConversationsFor, pullRequestHostFor, pullRequestReviewsFor } from '../platforms/pull-request-hosts.js';
+import type { PullRequestConversations } from '../conversations/pull-request-conversations.js';
 import type { PullRequestReviews } from '../platforms/pull-request-review.js';
 import type { PullRequestTarget } from '../runs/pipeline-request.js';
 import { ProjectTrackerFactory } from '../tickets/label-projection/project-tracker.factory.js';
@@ -85,6 +86,11 @@ export class WorkspacesService implements OnModuleInit {
   /** The review side of a repository's host (pull-request runs, `pr-review`), with the module's HTTP behaviour. */
   reviewsFor(repo: RepoConfig): PullRequestReviews {
     return pullRequestReviewsFor(repo, this.options.http);
+  }
+
+  /** A repository host's conversations (commands, rework), with the module's HTTP behaviour. */
+  conversationsFor(repo: RepoConfig): PullRequestConversations {
+    return pullRequestConversationsFor(repo, this.options.http);
   }
 
   /** The run's workspace, or undefined when its project declares no repositories. */

@@ -39,7 +39,7 @@ describe('the refusal of every guarded route', () => {
     const names = guarded.map((r) => `${r.method} ${r.nestPath}`);
     for (const expected of ['get /api/runs', 'get /api/runs/:id', 'get /api/runs/:id/events', 'get /api/runs/statistics', 'get /api/pull-requests',
       'get /api/runs/:id/artifacts', 'get /api/runs/:id/artifacts/:name',
-      'post /api/runs/:id/cancel', 'post /api/runs/:id/retry', 'delete /api/runs/:id', 'delete /api/runs']) {
+      'post /api/runs/:id/cancel', 'post /api/runs/:id/answer', 'post /api/runs/:id/retry', 'delete /api/runs/:id', 'delete /api/runs']) {
       expect(names).toContain(expected);
     }
   });
@@ -50,9 +50,16 @@ describe('the refusal of every guarded route', () => {
       'get /api/runs': ['runs.read'], 'get /api/runs/:id': ['runs.read'], 'get /api/runs/:id/events': ['runs.read'],
       'get /api/runs/statistics': ['runs.read'], 'get /api/pull-requests': ['runs.read'],
       'get /api/runs/:id/artifacts': ['runs.read'], 'get /api/runs/:id/artifacts/:name': ['runs.read'],
-      'post /api/runs/:id/cancel': ['runs.control'], 'post /api/runs/:id/retry': ['runs.control'],
+      'post /api/runs/:id/cancel': ['runs.control'], 'post /api/runs/:id/answer': ['runs.control'], 'post /api/runs/:id/retry': ['runs.control'],
       'delete /api/runs/:id': ['runs.delete'], 'delete /api/runs': ['runs.delete'],
       'post /api/projects/:name/init': ['projects.init'],
+      'get /api/access': ['access.read'], 'get /api/access/people': ['access.read'], 'get /api/access/groups': ['access.read'],
+      'get /api/access/roles': ['access.read'],
+      'put /api/access/people/:claim/:value': ['access.write'], 'delete /api/access/people/:claim/:value': ['access.write'],
+      'put /api/access/groups/:value': ['access.write'], 'put /api/access/roles/:name': ['access.write'],
+      'delete /api/access/roles/:name': ['access.write'], 'put /api/access/claims': ['access.write'],
+      'get /api/secrets': ['secrets.read'], 'put /api/secrets/:name': ['secrets.write'], 'delete /api/secrets/:name': ['secrets.write'],
+      'get /api/config/changes': ['config.read', 'secrets.read'], 'post /api/config/changes/:id/revert': ['config.write', 'secrets.write'],
     };
     const declared = Object.fromEntries(guarded.map((r) => [`${r.method} ${r.nestPath}`, [...r.declared.permissions].sort()]));
     expect(declared).toEqual(CONTRACT);

@@ -18,7 +18,9 @@ import { json, notFound, type RecordedRequest, type StandInResponse } from './st
  *   starting with `/` and `rightFileStart`/`rightFileEnd` lines and offsets from 1: 400
  *   otherwise), `PATCH threads/{t}` (`status`), `PATCH`/`DELETE threads/{t}/comments/{c}`
  *   (a deleted comment stays, `isDeleted: true`, as the service keeps it). Threads cannot be
- *   deleted. Comments record their author's identity (`connectionData` for the PAT).
+ *   deleted. Comments record their author's identity (`connectionData` for the PAT) and
+ *   `publishedDate` (a clock a minute a tick from 2026-01-01, or the test's time); the service's
+ *   own threads (a vote, a push) carry no `status` and a `system` comment.
  */
 
 export interface AdoIterationState {
@@ -34,12 +36,15 @@ export interface AdoThreadCommentState {
   content: string;
   uniqueName: string;
   isDeleted: boolean;
+  /** 1 text, 3 system (the service's enum). */
   commentType: number;
+  publishedDate: string;
 }
 
 export interface AdoThreadState {
   id: number;
-  status: string;
+  /** Null on the service's own threads, which have none. */
+  status: string | null;
   threadContext: Record<string, unknown> | null;
   comments: AdoThreadCommentState[];
 }
@@ -52,6 +57,18 @@ export interface AdoReviewHost {
 }
 
 const STATUS_NAMES = ['unknown', 'active', 'fixed', 'wontFix', 'closed', 'byDesign', 'pending'];
+const TEXT_COMMENT = 1;
+const SYSTEM_COMMENT = 3;
+
+export interface AdoThreadOptions {
+  uniqueName?: string;
+  filePath?: string;
+  line?: number;
+  /** `active` by default; `fixed`, `closed`, `pending`, … */
+  status?: string;
+  publishedDate?: string;
+  system?: boolean;
+}
 
 /** A stable identity id (a GUID) for an account's unique name. */
 export function identityIdOf(uniqueName: string): string {
@@ -63,13 +80,29 @@ export class AdoPullRequestReviews {
   /** Most changes a page holds whatever `$top` asks (the service: 2000; default page 100). */
   maxChangesPage = 2000;
   private nextThreadId = 600;
+  private ticks = 0;
 
   constructor(private readonly host: AdoReviewHost) {}
 
-  /** A thread by someone else (by default not the service's identity). */
-  addThread(pr: AdoPullRequestState, content: string, opts: { uniqueName?: string; filePath?: string; line?: number } = {}): number {
+  /**
+   * A thread by someone else (by default not the service's identity), active unless `status`
+   * says otherwise; `system: true` plays the service's own note (no status, a system comment).
+   */
+  addThread(pr: AdoPullRequestState, content: string, opts: AdoThreadOptions = {}): number {
     const context = opts.filePath ? { filePath: opts.filePath, rightFileStart: { line: opts.line ?? 1, offset: 1 }, rightFileEnd: { line: opts.line ?? 1, offset: 1 } } : null;
-    return this.store(pr, content, opts.uniqueName ?? 'ana@acme.example', context, 'active').id;
+    const status = opts.system ? null : (opts.status ?? 'active');
+    const thread = this.store(pr, content, opts.uniqueName ?? 'ana@acme.example', context, status, opts.publishedDate);
+    if (opts.system) thread.comments[0]!.commentType = SYSTEM_COMMENT;
+    return thread.id;
+  }
+
+  /** A reply in a thread. Answers the comment's id (ids restart per thread). */
+  addReply(pr: AdoPullRequestState, threadId: number, content: string, opts: { uniqueName?: string; publishedDate?: string } = {}): number {
+    const thread = pr.threads.find((t) => t.id === threadId);
+    if (!thread) throw new Error(`no thread ${threadId}`);
+    const id = Math.max(0, ...thread.comments.map((c) => c.id)) + 1;
+    thread.comments.push({ id, parentCommentId: 1, content, uniqueName: opts.uniqueName ?? 'ana@acme.example', isDeleted: false, commentType: TEXT_COMMENT, publishedDate: opts.publishedDate ?? this.tick() });
+    return id;
   }
 
   /** The iterations, a new one first when the head moved since the last. */
@@ -163,14 +196,21 @@ export class AdoPullRequestReviews {
     return json(200, this.renderThread(thread));
   }
 
-  private store(pr: AdoPullRequestState, content: string, uniqueName: string, context: Record<string, unknown> | null, status: string): AdoThreadState {
-    const thread: AdoThreadState = { id: this.nextThreadId++, status, threadContext: context, comments: [{ id: 1, parentCommentId: 0, content, uniqueName, isDeleted: false, commentType: 1 }] };
+  private store(pr: AdoPullRequestState, content: string, uniqueName: string, context: Record<string, unknown> | null, status: string | null, publishedDate = this.tick()): AdoThreadState {
+    const comment: AdoThreadCommentState = { id: 1, parentCommentId: 0, content, uniqueName, isDeleted: false, commentType: TEXT_COMMENT, publishedDate };
+    const thread: AdoThreadState = { id: this.nextThreadId++, status, threadContext: context, comments: [comment] };
     pr.threads.push(thread);
     return thread;
   }
 
   private renderThread(t: AdoThreadState): Record<string, unknown> {
-    return { id: t.id, status: t.status, threadContext: t.threadContext, comments: t.comments.map((c) => this.renderComment(c)), isDeleted: false, publishedDate: '2026-01-01T00:00:00Z' };
+    const published = t.comments[0]?.publishedDate;
+    return { id: t.id, ...(t.status !== null ? { status: t.status } : {}), threadContext: t.threadContext, comments: t.comments.map((c) => this.renderComment(c)), isDeleted: false, publishedDate: published, lastUpdatedDate: t.comments.at(-1)?.publishedDate ?? published };
+  }
+
+  /** Times a minute apart from 2026-01-01, in the order things happen. */
+  private tick(): string {
+    return new Date(Date.UTC(2026, 0, 1) + this.ticks++ * 60_000).toISOString();
   }
 
   private renderComment(c: AdoThreadCommentState): Record<string, unknown> {
@@ -180,7 +220,9 @@ export class AdoPullRequestReviews {
       author: { id: identityIdOf(c.uniqueName), uniqueName: c.uniqueName, displayName: c.uniqueName.split('@')[0] },
       content: c.isDeleted ? '' : c.content,
       isDeleted: c.isDeleted,
-      commentType: c.commentType === 1 ? 'text' : 'system',
+      commentType: c.commentType === TEXT_COMMENT ? 'text' : 'system',
+      publishedDate: c.publishedDate,
+      lastUpdatedDate: c.publishedDate,
     };
   }
 }

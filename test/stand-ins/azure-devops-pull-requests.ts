@@ -52,7 +52,7 @@ export interface AdoRepositoryHost {
 }
 
 export const ADO_REPOSITORY_ID = '5febef5a-833d-4e14-b9c0-14cb638f91e6';
-const PROJECT_ID = 'eb6e4656-77fc-42a1-9181-4c6d8e9da5d1';
+export const ADO_PROJECT_ID = 'eb6e4656-77fc-42a1-9181-4c6d8e9da5d1';
 const LIST_DESCRIPTION_LIMIT = 400;
 const DESCRIPTION_LIMIT = 4000;
 const HEADS = 'refs/heads/';
@@ -199,8 +199,8 @@ export class AdoPullRequests {
     return {
       id: ADO_REPOSITORY_ID,
       name: repository,
-      url: `${organizationUrl}/${PROJECT_ID}/_apis/git/repositories/${ADO_REPOSITORY_ID}`,
-      project: { id: PROJECT_ID, name: project, state: 'wellFormed' },
+      url: `${organizationUrl}/${ADO_PROJECT_ID}/_apis/git/repositories/${ADO_REPOSITORY_ID}`,
+      project: { id: ADO_PROJECT_ID, name: project, state: 'wellFormed' },
       defaultBranch: `${HEADS}${this.host.defaultBranch}`,
       remoteUrl: `${webOrganizationUrl.replace('://', `://${this.host.organization}@`)}/${encodeURIComponent(project)}/_git/${encodeURIComponent(repository)}`,
       webUrl: `${webOrganizationUrl}/${encodeURIComponent(project)}/_git/${encodeURIComponent(repository)}`,
@@ -210,7 +210,7 @@ export class AdoPullRequests {
   private render(pr: AdoPullRequestState): Record<string, unknown> {
     const { organizationUrl, project, repository } = this.host;
     return {
-      repository: { id: ADO_REPOSITORY_ID, name: repository, url: `${organizationUrl}/${PROJECT_ID}/_apis/git/repositories/${ADO_REPOSITORY_ID}`, project: { id: PROJECT_ID, name: project } },
+      repository: { id: ADO_REPOSITORY_ID, name: repository, url: `${organizationUrl}/${ADO_PROJECT_ID}/_apis/git/repositories/${ADO_REPOSITORY_ID}`, project: { id: ADO_PROJECT_ID, name: project } },
       pullRequestId: pr.pullRequestId,
       codeReviewId: pr.pullRequestId,
       status: pr.status,
@@ -225,7 +225,7 @@ export class AdoPullRequests {
       targetRefName: pr.targetRefName,
       mergeStatus: 'succeeded',
       isDraft: false,
-      url: `${organizationUrl}/${PROJECT_ID}/_apis/git/repositories/${ADO_REPOSITORY_ID}/pullRequests/${pr.pullRequestId}`,
+      url: `${organizationUrl}/${ADO_PROJECT_ID}/_apis/git/repositories/${ADO_REPOSITORY_ID}/pullRequests/${pr.pullRequestId}`,
       supportsIterations: true,
     };
   }

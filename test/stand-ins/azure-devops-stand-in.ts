@@ -1,8 +1,12 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { identityIdOf } from './azure-devops-pull-request-reviews.js';
+import { type AdoThreadOptions, identityIdOf } from './azure-devops-pull-request-reviews.js';
 import { AdoPullRequests, type AdoPullRequestState } from './azure-devops-pull-requests.js';
+import { AdoSecurity } from './azure-devops-security.js';
+import { listUpdates, recordRevision } from './azure-devops-work-item-history.js';
+import { parseWiql, WiqlError } from './azure-devops-wiql.js';
 import { CodeHostStandIn } from './code-host-stand-in.js';
 import type { PullRequestSetup } from './pull-request-code.js';
+import { StandInClock } from './stand-in-clock.js';
 import { basicCredentials, json, notFound, type RecordedRequest, type StandInResponse } from './stand-in-server.js';
 
 /**
@@ -11,7 +15,11 @@ import { basicCredentials, json, notFound, type RecordedRequest, type StandInRes
  * `/{org}/{project}/_apis/git/repositories/{repo}` (azure-devops-pull-requests.ts). Semantics kept:
  * - every request needs `api-version` (400 otherwise) and Basic auth whose password is the PAT
  *   (any user name, as on the real service): 401 otherwise;
- * - `rev` is incremented on every change (field patch, comment);
+ * - `rev` is incremented on every change (field patch, comment), `System.ChangedDate` (ISO 8601
+ *   UTC, from `clock`, which a test moves) set, and an update recorded: `workItems/{id}/updates`
+ *   lists them oldest first (`$top` ≤ 200, `$skip`), each with the changed fields as
+ *   `{oldValue, newValue}` (the creation has no `oldValue`), `revisedBy`, and `revisedDate` (when
+ *   the next revision superseded it; `9999-01-01T00:00:00Z` for the latest, as on the service);
  * - `PATCH workitems/{id}` requires `Content-Type: application/json-patch+json` and applies the
  *   JSON Patch atomically: a failed `test` (e.g. on `/rev`) rejects the whole document with
  *   412 Precondition Failed (what the service answers for a stale `/rev` test; configurable to
@@ -19,13 +27,17 @@ import { basicCredentials, json, notFound, type RecordedRequest, type StandInRes
  *   them; `System.State` must be one of the process's states (400 otherwise);
  * - `System.Tags` is `; `-separated and absent when empty;
  * - comments (`workItems/{id}/comments`, api-version `7.1-preview.4`) are paged with `$top` and
- *   `continuationToken`; WIQL (`POST _apis/wit/wiql`) understands the subset the client emits
- *   (`[System.State] IN (…)`, `[System.Tags] CONTAINS '…'`, AND-ed); `GET workitems?ids=` is
- *   the batch read and answers only the `fields` asked for;
+ *   `continuationToken`; WIQL (`POST _apis/wit/wiql`) is parsed for real (azure-devops-wiql.ts:
+ *   AND/OR, parentheses, `IN`/`NOT IN`, `CONTAINS`, dates compared to the second only with
+ *   `timePrecision=true`); `GET workitems?ids=` is the batch read (≤ 200 ids) and answers only
+ *   the `fields` asked for;
  * - `_links` (with `html`, the work item's web page) only with `$expand=links|all`; `$expand`
  *   together with `fields` is a 400, as on the service;
  * - `GET /{org}/_apis/connectionData` answers the PAT's identity (`authenticatedUser.id`, the
- *   id pull request comments carry as `author.id`).
+ *   id pull request comments carry as `author.id`);
+ * - identities and the Git Repositories security namespace (`/{org}/_apis/identities`,
+ *   `/{org}/_apis/accesscontrollists/{namespace}`, effective permissions through groups and the
+ *   project's token): azure-devops-security.ts.
  */
 
 export interface AdoWorkItemState {
@@ -34,13 +46,30 @@ export interface AdoWorkItemState {
   fields: Record<string, string>;
   /** `deleted` ones are answered only with `includeDeleted=true`, as on the service. */
   comments: { id: number; text: string; uniqueName: string; deleted?: boolean }[];
+  /** One per revision, oldest first (what `workItems/{id}/updates` answers). */
+  updates: AdoWorkItemUpdate[];
 }
+
+export interface AdoWorkItemUpdate {
+  id: number;
+  rev: number;
+  /** Unique name of who made the change. */
+  by: string;
+  revisedDate: string;
+  fields: Record<string, { oldValue?: unknown; newValue?: unknown }>;
+}
+
+/** Who changes a work item in the test helpers unless told (not the service's account). */
+const PERSON = 'ana@acme.example';
 
 type PatchOp = { op?: string; path?: string; value?: unknown };
 
 export class AzureDevOpsStandIn extends CodeHostStandIn {
   readonly items = new Map<number, AdoWorkItemState>();
   readonly git = new AdoPullRequests(this);
+  readonly security = new AdoSecurity(this);
+  /** Stamps `System.CreatedDate`, `System.ChangedDate` and updates; a test moves it. */
+  readonly clock = new StandInClock();
   /** Status answered for a failed `test` operation. */
   testFailureStatus: 409 | 412 = 412;
   states = ['New', 'Ready for Agent', 'Active', 'Resolved', 'Closed'];
@@ -71,11 +100,24 @@ export class AzureDevOpsStandIn extends CodeHostStandIn {
 
   /** `description` is HTML, stored as `System.Description` (absent when null, as on the service). */
   addWorkItem(id: number, state: string, tags: string[] = [], title = `Work item ${id}`, description: string | null = null): AdoWorkItemState {
-    const item: AdoWorkItemState = { id, rev: 1, fields: { 'System.State': state, 'System.TeamProject': this.project, 'System.Title': title }, comments: [] };
+    const item: AdoWorkItemState = { id, rev: 0, fields: { 'System.State': state, 'System.TeamProject': this.project, 'System.Title': title }, comments: [], updates: [] };
     if (description !== null) item.fields['System.Description'] = description;
     setTags(item, tags);
+    this.commit(item, {}, PERSON);
     this.items.set(id, item);
     return item;
+  }
+
+  /** Someone moves the work item to `state` (one of `states`), as on the board. */
+  setState(id: number, state: string, by = PERSON): void {
+    if (!this.states.includes(state)) throw new Error(`${state} is not a state of the process`);
+    this.concurrentEdit(id, (item) => (item.fields['System.State'] = state), by);
+  }
+
+  /** Someone adds and removes tags (case-insensitive, as the service matches them). */
+  editTags(id: number, change: { add?: string[]; remove?: string[] }, by = PERSON): void {
+    const removed = new Set((change.remove ?? []).map((t) => t.toLowerCase()));
+    this.concurrentEdit(id, (item) => setTags(item, [...splitTags(item.fields['System.Tags']).filter((t) => !removed.has(t.toLowerCase())), ...(change.add ?? [])]), by);
   }
 
   /** A comment by someone (by default not the service's account); bumps `rev` like a real one. */
@@ -83,8 +125,8 @@ export class AzureDevOpsStandIn extends CodeHostStandIn {
     const item = this.items.get(id);
     if (!item) throw new Error(`no work item ${id}`);
     const commentId = this.nextCommentId++;
-    item.comments.push({ id: commentId, text, uniqueName: opts.uniqueName ?? 'ana@acme.example', deleted: opts.deleted ?? false });
-    item.rev++;
+    item.comments.push({ id: commentId, text, uniqueName: opts.uniqueName ?? PERSON, deleted: opts.deleted ?? false });
+    this.commit(item, { ...item.fields }, opts.uniqueName ?? PERSON);
     return commentId;
   }
 
@@ -102,8 +144,20 @@ export class AzureDevOpsStandIn extends CodeHostStandIn {
   }
 
   /** A thread on a pull request by someone (by default not the service's identity). */
-  addThread(id: number, content: string, opts: { uniqueName?: string; filePath?: string; line?: number } = {}): number {
+  addThread(id: number, content: string, opts: AdoThreadOptions = {}): number {
     return this.git.reviews.addThread(this.git.get(id), content, opts);
+  }
+
+  /** A reply in a pull request's thread; answers the comment's id within the thread. */
+  addReply(id: number, threadId: number, content: string, opts: { uniqueName?: string; publishedDate?: string } = {}): number {
+    return this.git.reviews.addReply(this.git.get(id), threadId, content, opts);
+  }
+
+  /** Someone resolves (`fixed`, `closed`, …) or reactivates a thread. */
+  setThreadStatus(id: number, threadId: number, status: string): void {
+    const thread = this.git.get(id).threads.find((t) => t.id === threadId);
+    if (!thread) throw new Error(`no thread ${threadId}`);
+    thread.status = status;
   }
 
   get pullRequests(): AdoPullRequestState[] {
@@ -126,12 +180,17 @@ export class AzureDevOpsStandIn extends CodeHostStandIn {
     return splitTags(this.items.get(id)?.fields['System.Tags']);
   }
 
-  /** Someone else edits the work item (`rev` is bumped). */
-  concurrentEdit(id: number, mutate: (item: AdoWorkItemState) => void = () => {}): void {
+  /** Someone else edits the work item (`rev` is bumped, `System.ChangedDate` moves, an update is recorded). */
+  concurrentEdit(id: number, mutate: (item: AdoWorkItemState) => void = () => {}, by = PERSON): void {
     const item = this.items.get(id);
     if (!item) throw new Error(`no work item ${id}`);
+    const before = { ...item.fields };
     mutate(item);
-    item.rev++;
+    this.commit(item, before, by);
+  }
+
+  private commit(item: AdoWorkItemState, before: Record<string, string>, by: string): void {
+    recordRevision(item, before, by, this.clock.now());
   }
 
   protected authorized(headers: IncomingHttpHeaders): boolean {
@@ -144,6 +203,7 @@ export class AzureDevOpsStandIn extends CodeHostStandIn {
 
   protected serve(req: RecordedRequest, s: string[]): StandInResponse {
     if (s[0] === this.organization && s[1]?.toLowerCase() === '_apis' && s[2]?.toLowerCase() === 'connectiondata' && s.length === 3) return this.connectionData();
+    if (s[0] === this.organization && s[1]?.toLowerCase() === '_apis' && ['identities', 'accesscontrollists'].includes(s[2]?.toLowerCase() ?? '')) return this.security.route(req, s.slice(2));
     if (s[0] !== this.organization || s[1] !== this.project || s[2]?.toLowerCase() !== '_apis' || (s[3] !== 'wit' && s[3] !== 'git')) return notFound({ message: 'project not found' });
     if (!req.query.get('api-version')) return json(400, { message: 'No api-version was supplied for the request.' });
     if (s[3] === 'git') return this.git.route(req, s.slice(4));
@@ -156,6 +216,7 @@ export class AzureDevOpsStandIn extends CodeHostStandIn {
     if (s.length === 6 && req.method === 'GET') return json(200, this.render(item, { links: expandsLinks(req.query) }));
     if (s.length === 6 && req.method === 'PATCH') return this.patch(item, req);
     if (s.length === 7 && s[6] === 'comments') return this.comments(item, req);
+    if (s.length === 7 && s[6]?.toLowerCase() === 'updates' && req.method === 'GET') return listUpdates(item, req, this.organizationUrl);
     return notFound();
   }
 
@@ -174,8 +235,9 @@ export class AzureDevOpsStandIn extends CodeHostStandIn {
       const failure = this.apply(draft, op);
       if (failure) return failure;
     }
+    const before = item.fields;
     item.fields = draft.fields;
-    item.rev++;
+    this.commit(item, before, this.uniqueName);
     return json(200, this.render(item));
   }
 
@@ -210,7 +272,7 @@ export class AzureDevOpsStandIn extends CodeHostStandIn {
       if (typeof text !== 'string' || text.length === 0) return json(400, { message: 'Comment text cannot be empty.' });
       const comment = { id: this.nextCommentId++, text, uniqueName: this.uniqueName };
       item.comments.push(comment);
-      item.rev++;
+      this.commit(item, { ...item.fields }, this.uniqueName);
       return json(200, this.renderComment(item, comment));
     }
     if (req.method !== 'GET') return notFound();
@@ -229,17 +291,28 @@ export class AzureDevOpsStandIn extends CodeHostStandIn {
   }
 
   private wiql(req: RecordedRequest): StandInResponse {
-    const query = (req.body as { query?: unknown } | undefined)?.query;
-    if (typeof query !== 'string' || !/^SELECT\s+\[System\.Id\]\s+FROM\s+WorkItems/i.test(query)) return json(400, { message: 'TF51005: The query references a field that does not exist.' });
-    const states = /\[System\.State\]\s+IN\s+\(([^)]*)\)/i.exec(query)?.[1];
-    const wantedStates = states === undefined ? null : [...states.matchAll(/'((?:[^']|'')*)'/g)].map((m) => (m[1] ?? '').replace(/''/g, "'"));
-    const wantedTags = [...query.matchAll(/\[System\.Tags\]\s+CONTAINS\s+'((?:[^']|'')*)'/gi)].map((m) => (m[1] ?? '').replace(/''/g, "'").toLowerCase());
+    const text = (req.body as { query?: unknown } | undefined)?.query;
+    if (typeof text !== 'string') return json(400, { message: 'The query text is required.' });
+    let query;
+    try {
+      query = parseWiql(text, { project: this.project, timePrecision: req.query.get('timePrecision')?.toLowerCase() === 'true' });
+    } catch (err) {
+      if (err instanceof WiqlError) return json(400, { message: err.message, typeKey: 'QueryException' });
+      throw err;
+    }
+    const order = query.orderBy.length > 0 ? query.orderBy : [{ field: 'System.Id', desc: false }];
+    const sortKey = (i: AdoWorkItemState, field: string): string | number => (field === 'System.Id' ? i.id : (i.fields[field] ?? '').toLowerCase());
     const ids = [...this.items.values()]
-      .filter((i) => wantedStates === null || wantedStates.some((s) => s.toLowerCase() === (i.fields['System.State'] ?? '').toLowerCase()))
-      .filter((i) => wantedTags.every((t) => splitTags(i.fields['System.Tags']).some((tag) => tag.toLowerCase() === t)))
-      .map((i) => i.id)
-      .sort((a, b) => a - b);
-    return json(200, { queryType: 'flat', asOf: new Date().toISOString(), workItems: ids.map((id) => ({ id, url: `${this.organizationUrl}/_apis/wit/workItems/${id}` })) });
+      .filter((i) => query.where({ id: i.id, fields: i.fields }))
+      .sort((a, b) => {
+        for (const { field, desc } of order) {
+          const [x, y] = [sortKey(a, field), sortKey(b, field)];
+          if (x !== y) return (x < y ? -1 : 1) * (desc ? -1 : 1);
+        }
+        return 0;
+      })
+      .map((i) => i.id);
+    return json(200, { queryType: 'flat', asOf: this.clock.now().toISOString(), workItems: ids.map((id) => ({ id, url: `${this.organizationUrl}/_apis/wit/workItems/${id}` })) });
   }
 
   private batch(req: RecordedRequest): StandInResponse {

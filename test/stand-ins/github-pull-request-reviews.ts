@@ -13,8 +13,12 @@ import { json, notFound, type RecordedRequest, type StandInResponse } from './st
  *   REQUEST_CHANGES needs a body; no `event` leaves it PENDING. Every review keeps its event, so
  *   a test can assert that nothing was approved;
  * - `GET`/`PUT pulls/{n}/reviews[/{id}]` (a submitted review cannot be deleted, only its body
- *   edited), `GET pulls/{n}/comments`, `DELETE pulls/comments/{id}` (204; 404 when gone).
- * Reviews and comments record their author: the token's account, or whoever a test says.
+ *   edited; `submitted_at` unless pending), `GET pulls/{n}/comments` (`created_at`, a reply's
+ *   `in_reply_to_id`: the thread's first comment), `DELETE pulls/comments/{id}` (204; 404 when gone);
+ * - review threads: each comment that replies to none starts one; a thread is resolved or not
+ *   (`resolveThread`), which REST never shows and GraphQL does (github-graphql.ts).
+ * Reviews and comments record their author: the token's account, or whoever a test says; their
+ * times come from a clock a minute a tick from 2026-01-01, or from the test.
  */
 
 export interface GitHubReviewState {
@@ -26,6 +30,8 @@ export interface GitHubReviewState {
   event: string | null;
   state: 'COMMENTED' | 'APPROVED' | 'CHANGES_REQUESTED' | 'PENDING';
   commitId: string;
+  /** Null while pending. */
+  submittedAt: string | null;
 }
 
 export interface GitHubReviewCommentState {
@@ -38,6 +44,9 @@ export interface GitHubReviewCommentState {
   startLine: number | null;
   side: string;
   body: string;
+  /** The first comment of the thread this one answers (GitHub replies always name it), or null. */
+  inReplyTo: number | null;
+  createdAt: string;
 }
 
 export interface GitHubReviewHost {
@@ -54,17 +63,55 @@ const STATES: Record<string, GitHubReviewState['state']> = { COMMENT: 'COMMENTED
 export class GitHubPullRequestReviews {
   readonly reviews: GitHubReviewState[] = [];
   readonly comments: GitHubReviewCommentState[] = [];
+  /** First comments of the threads marked resolved. */
+  readonly resolvedThreads = new Set<number>();
   /** GitHub lists at most 3000 files of a pull request. */
   maxListedFiles = 3000;
   private nextId = 8000;
+  private ticks = 0;
 
   constructor(private readonly host: GitHubReviewHost) {}
 
-  /** A review comment by someone else (by default not the service's account). */
-  addComment(pull: number, comment: { path: string; line: number; body: string; login?: string }): number {
+  /**
+   * A review comment by someone else (by default not the service's account): a new thread on
+   * `path` and `line`, or with `inReplyTo` a reply in that comment's thread (on its line).
+   */
+  addComment(pull: number, comment: { path?: string; line?: number; body: string; login?: string; inReplyTo?: number; createdAt?: string }): number {
+    const parent = comment.inReplyTo === undefined ? null : this.comments.find((c) => c.id === comment.inReplyTo);
+    if (comment.inReplyTo !== undefined && !parent) throw new Error(`no review comment ${comment.inReplyTo}`);
+    const path = parent?.path ?? comment.path;
+    const line = parent?.line ?? comment.line;
+    if (path === undefined || line === undefined) throw new Error('a new thread needs a path and a line');
     const id = this.nextId++;
-    this.comments.push({ id, pull, reviewId: null, login: comment.login ?? 'octo-user', path: comment.path, line: comment.line, startLine: null, side: 'RIGHT', body: comment.body });
+    const inReplyTo = parent ? (parent.inReplyTo ?? parent.id) : null;
+    this.comments.push({ id, pull, reviewId: null, login: comment.login ?? 'octo-user', path, line, startLine: null, side: 'RIGHT', body: comment.body, inReplyTo, createdAt: comment.createdAt ?? this.tick() });
     return id;
+  }
+
+  /** A submitted review by someone else: a request for changes, an approval, a comment. */
+  addReview(pull: number, review: { event: 'COMMENT' | 'APPROVE' | 'REQUEST_CHANGES'; body?: string; login?: string; submittedAt?: string }): number {
+    const id = this.nextId++;
+    this.reviews.push({ id, pull, login: review.login ?? 'octo-user', body: review.body ?? '', event: review.event, state: STATES[review.event]!, commitId: '0'.repeat(40), submittedAt: review.submittedAt ?? this.tick() });
+    return id;
+  }
+
+  /** Resolves (or unresolves) the thread holding the comment. */
+  resolveThread(commentId: number, resolved = true): void {
+    const comment = this.comments.find((c) => c.id === commentId);
+    if (!comment) throw new Error(`no review comment ${commentId}`);
+    const root = comment.inReplyTo ?? comment.id;
+    if (resolved) this.resolvedThreads.add(root);
+    else this.resolvedThreads.delete(root);
+  }
+
+  /** The pull request's threads, oldest first, each its first comment and then the replies. */
+  threadsOf(pull: number): { root: number; resolved: boolean; comments: GitHubReviewCommentState[] }[] {
+    const own = this.comments.filter((c) => c.pull === pull);
+    return own.filter((c) => c.inReplyTo === null).map((root) => ({
+      root: root.id,
+      resolved: this.resolvedThreads.has(root.id),
+      comments: [root, ...own.filter((c) => c.inReplyTo === root.id)],
+    }));
   }
 
   /** `rest` is the path after `pulls/{n}/`. */
@@ -128,6 +175,7 @@ export class GitHubPullRequestReviews {
       event,
       state: event === null ? 'PENDING' : STATES[event]!,
       commitId: typeof body.commit_id === 'string' ? body.commit_id : this.host.headShaOf(pull),
+      submittedAt: event === null ? null : this.tick(),
     };
     this.reviews.push(review);
     for (const c of requested) {
@@ -141,6 +189,8 @@ export class GitHubPullRequestReviews {
         startLine: typeof c['start_line'] === 'number' ? c['start_line'] : null,
         side: 'RIGHT',
         body: c['body'] as string,
+        inReplyTo: null,
+        createdAt: this.tick(),
       });
     }
     return json(200, this.renderReview(review));
@@ -154,7 +204,7 @@ export class GitHubPullRequestReviews {
       state: r.state,
       commit_id: r.commitId,
       html_url: `https://github.com/${this.host.owner}/${this.host.repo}/pull/${r.pull}#pullrequestreview-${r.id}`,
-      submitted_at: r.state === 'PENDING' ? undefined : '2026-01-01T00:00:00Z',
+      submitted_at: r.submittedAt ?? undefined,
     };
   }
 
@@ -168,8 +218,16 @@ export class GitHubPullRequestReviews {
       start_line: c.startLine,
       side: c.side,
       body: c.body,
+      created_at: c.createdAt,
+      updated_at: c.createdAt,
+      ...(c.inReplyTo !== null ? { in_reply_to_id: c.inReplyTo } : {}),
       url: `${this.host.url}/repos/${this.host.owner}/${this.host.repo}/pulls/comments/${c.id}`,
     };
+  }
+
+  /** Times a minute apart from 2026-01-01, in the order things happen. */
+  private tick(): string {
+    return new Date(Date.UTC(2026, 0, 1) + this.ticks++ * 60_000).toISOString();
   }
 }
 

@@ -1,6 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { CodeHostStandIn } from './code-host-stand-in.js';
+import { answerGraphQl } from './github-graphql.js';
+import { isoSeconds, listIssues, renderIssueEvent, type GitHubIssueEvent } from './github-issue-queries.js';
+import { labelChanges } from './issue-history.js';
+import { StandInClock } from './stand-in-clock.js';
 import { GitHubPullRequests, type GitHubPullState } from './github-pull-requests.js';
 import type { PullRequestSetup } from './pull-request-code.js';
 import { intParam, json, notFound, pageOf, type RecordedRequest, type StandInResponse } from './stand-in-server.js';
@@ -10,15 +14,22 @@ import { intParam, json, notFound, pageOf, type RecordedRequest, type StandInRes
  * `default_branch`) and its pull requests (github-pull-requests.ts). Semantics kept from the
  * real service:
  * - `GET /repos/{o}/{r}/issues/{n}` answers a weak `ETag` derived from the representation, so
- *   it changes on every modification (labels, state, comments bump `updated_at`);
+ *   it changes on every modification (labels, state, comments bump `updated_at`, whole seconds
+ *   of `clock`);
+ * - the issue list takes `state`, `labels` (AND), `since` (updated at or after; 422 when
+ *   unparsable), `sort=created|updated|comments` and `direction` (github-issue-queries.ts);
+ * - `GET …/issues/{n}/events` answers `labeled` / `unlabeled` (with `label.name`), `closed` and
+ *   `reopened` events, oldest first, for changes through the API and through the helpers alike;
  * - `PATCH` with `If-Match` not matching the current ETag answers 412 and changes nothing;
  *   `labels` in a PATCH replaces the whole set;
  * - `POST …/labels` adds, `DELETE …/labels/{name}` removes (404 when absent), both answer the
  *   issue's labels; comments are paginated with `per_page`/`page` and a `Link` header;
- * - the issue list includes pull requests (clients must filter) and filters `labels=` as AND;
+ * - the issue list includes pull requests (clients must filter); pages answer `Link` with
+ *   `next` and `last` (and `prev`, `first` after the first);
  * - `Authorization: Bearer|token <token>` is required (401 `Bad credentials` otherwise);
  * - `GET /user` answers the token's account (`login`); a pull request's conversation is its
- *   issue comments (`GET`/`POST issues/{n}/comments`, `PATCH issues/comments/{id}`).
+ *   issue comments (`GET`/`POST issues/{n}/comments`, `PATCH issues/comments/{id}`);
+ * - `POST /graphql` answers the review-threads query (github-graphql.ts).
  */
 
 export interface GitHubIssueState {
@@ -32,14 +43,24 @@ export interface GitHubIssueState {
   version: number;
   /** `createdAt` defaults to the epoch of the stand-in's clock when a test pushes one directly. */
   comments: { id: number; body: string; login: string; createdAt?: string }[];
+  /** Whole seconds, like GitHub's; `updatedAt` moves on every change (`setTimes` sets both). */
+  createdAt: string;
+  updatedAt: string;
+  /** The issue's events, oldest first. Assigning `labels` directly records none: use the helpers. */
+  events: GitHubIssueEvent[];
 }
+
+export type { GitHubIssueEvent };
 
 export class GitHubStandIn extends CodeHostStandIn {
   readonly issues = new Map<number, GitHubIssueState>();
   readonly pulls = new GitHubPullRequests(this);
   /** Whether `head` has commits `base` lacks; a pull request without any is refused. */
   hasCommitsBetween: (base: string, head: string) => boolean = (base, head) => base !== head;
+  /** Issue times and events; real time unless a test moves it. */
+  readonly clock = new StandInClock();
   private nextCommentId = 1000;
+  private nextEventId = 7000;
 
   constructor(
     readonly token: string,
@@ -63,8 +84,9 @@ export class GitHubStandIn extends CodeHostStandIn {
   addIssue(
     number: number,
     labels: string[] = [],
-    opts: { state?: 'open' | 'closed'; isPullRequest?: boolean; title?: string; body?: string | null } = {},
+    opts: { state?: 'open' | 'closed'; isPullRequest?: boolean; title?: string; body?: string | null; author?: string } = {},
   ): GitHubIssueState {
+    const at = this.stampNow();
     const issue: GitHubIssueState = {
       number,
       title: opts.title ?? `Issue ${number}`,
@@ -74,9 +96,39 @@ export class GitHubStandIn extends CodeHostStandIn {
       isPullRequest: opts.isPullRequest ?? false,
       version: 1,
       comments: [],
+      createdAt: at,
+      updatedAt: at,
+      events: [],
     };
+    // Labels given at creation are `labeled` events at creation, as on GitHub.
+    for (const label of issue.labels) this.event(issue, 'labeled', opts.author ?? 'octo-user', at, label);
     this.issues.set(number, issue);
     return issue;
+  }
+
+  /** Someone labels the issue now: a `labeled` event, `updated_at` moves. */
+  addLabel(number: number, label: string, login = 'octo-user'): void {
+    this.change(this.mustGet(number), login, (issue) => void (issue.labels = dedupe([...issue.labels, label])));
+  }
+
+  /** Someone removes a label now: an `unlabeled` event, `updated_at` moves. */
+  removeLabel(number: number, label: string, login = 'octo-user'): void {
+    this.change(this.mustGet(number), login, (issue) => void (issue.labels = issue.labels.filter((l) => l.toLowerCase() !== label.toLowerCase())));
+  }
+
+  closeIssue(number: number, login = 'octo-user'): void {
+    this.change(this.mustGet(number), login, (issue) => void (issue.state = 'closed'));
+  }
+
+  reopenIssue(number: number, login = 'octo-user'): void {
+    this.change(this.mustGet(number), login, (issue) => void (issue.state = 'open'));
+  }
+
+  /** The issue's times, as if it was created or last changed then (no event is recorded). */
+  setTimes(number: number, times: { createdAt?: Date | string; updatedAt?: Date | string }): void {
+    const issue = this.mustGet(number);
+    if (times.createdAt !== undefined) issue.createdAt = isoSeconds(new Date(times.createdAt));
+    if (times.updatedAt !== undefined) issue.updatedAt = isoSeconds(new Date(times.updatedAt));
   }
 
   /**
@@ -87,18 +139,17 @@ export class GitHubStandIn extends CodeHostStandIn {
     return this.pulls.open(setup).number;
   }
 
-  /** Someone (by default not the service's account) comments on the issue or pull request. */
-  addComment(number: number, body: string, login = 'octo-user'): number {
+  /** Someone (by default not the service's account) comments on the issue or pull request, at `createdAt` if given. */
+  addComment(number: number, body: string, login = 'octo-user', createdAt?: string): number {
     const pull = this.issues.has(number) ? undefined : this.pulls.all.get(number);
     if (pull) {
       const id = this.nextCommentId++;
-      pull.comments.push({ id, body, login, createdAt: this.stamp(pull.comments.length) });
+      pull.comments.push({ id, body, login, createdAt: createdAt ?? this.stamp(pull.comments.length) });
       return id;
     }
     const issue = this.mustGet(number);
     const id = this.nextCommentId++;
-    issue.comments.push({ id, body, login, createdAt: this.stamp(issue.comments.length) });
-    issue.version++;
+    this.change(issue, login, (i) => void i.comments.push({ id, body, login, createdAt: createdAt ?? this.stamp(i.comments.length) }));
     return id;
   }
 
@@ -125,15 +176,14 @@ export class GitHubStandIn extends CodeHostStandIn {
     return Math.max(0, ...this.issues.keys(), ...this.pulls.all.keys()) + 1;
   }
 
-  /** Someone else edits the issue (the ETag changes). */
-  concurrentEdit(number: number, mutate: (issue: GitHubIssueState) => void = () => {}): void {
-    const issue = this.mustGet(number);
-    mutate(issue);
-    issue.version++;
+  /** Someone else edits the issue (the ETag and `updated_at` change; label and state changes are events). */
+  concurrentEdit(number: number, mutate: (issue: GitHubIssueState) => void = () => {}, login = 'octo-user'): void {
+    this.change(this.mustGet(number), login, mutate);
   }
 
+  /** The representation and the version: a change within the same second still changes the tag. */
   etagOf(issue: GitHubIssueState): string {
-    const digest = createHash('sha1').update(JSON.stringify(this.render(issue))).digest('hex');
+    const digest = createHash('sha1').update(JSON.stringify(this.render(issue))).update(`#${issue.version}`).digest('hex');
     return `W/"${digest}"`;
   }
 
@@ -148,6 +198,9 @@ export class GitHubStandIn extends CodeHostStandIn {
 
   protected serve(req: RecordedRequest, s: string[]): StandInResponse {
     if (s[0] === 'user' && s.length === 1 && req.method === 'GET') return json(200, { login: this.login, id: 9001, type: 'User' });
+    if (s[0] === 'graphql' && s.length === 1 && req.method === 'POST') {
+      return answerGraphQl(req, { owner: this.owner, repo: this.repo, hasPull: (n) => this.pulls.all.has(n), threadsOf: (n) => this.pulls.reviews.threadsOf(n) });
+    }
     if (s[0] !== 'repos' || s[1] !== this.owner || s[2] !== this.repo) return notFound();
     if (s.length === 3 && req.method === 'GET') return json(200, this.renderRepository());
     if (s[3] === 'pulls') return this.pulls.route(req, s.slice(4));
@@ -161,8 +214,26 @@ export class GitHubStandIn extends CodeHostStandIn {
     if (s.length === 5 && req.method === 'GET') return json(200, this.render(issue), { etag: this.etagOf(issue) });
     if (s.length === 5 && req.method === 'PATCH') return this.patch(issue, req);
     if (s[5] === 'labels') return this.labels(issue, req, s[6]);
-    if (s[5] === 'comments' && s.length === 6) return this.comments(issue, req);
+    if (s[5] === 'comments' && s.length === 6) return this.comments(issue, req, issue);
+    if (s[5] === 'events' && s.length === 6 && req.method === 'GET') return this.paged(req, issue.events.map((e) => renderIssueEvent(e, `${this.url}/repos/${this.owner}/${this.repo}`)));
     return notFound();
+  }
+
+  /** Applies a change `login` makes now: label and state events, `updated_at`, a new ETag. */
+  private change(issue: GitHubIssueState, login: string, mutate: (issue: GitHubIssueState) => void): void {
+    const before = { labels: [...issue.labels], state: issue.state };
+    mutate(issue);
+    const at = this.stampNow();
+    const { added, removed } = labelChanges(before.labels, issue.labels);
+    for (const label of added) this.event(issue, 'labeled', login, at, label);
+    for (const label of removed) this.event(issue, 'unlabeled', login, at, label);
+    if (before.state !== issue.state) this.event(issue, issue.state === 'closed' ? 'closed' : 'reopened', login, at);
+    issue.updatedAt = at;
+    issue.version++;
+  }
+
+  private event(issue: GitHubIssueState, event: GitHubIssueEvent['event'], actor: string, createdAt: string, label?: string): void {
+    issue.events.push({ id: this.nextEventId++, event, actor, createdAt, ...(label === undefined ? {} : { label }) });
   }
 
   private patch(issue: GitHubIssueState, req: RecordedRequest): StandInResponse {
@@ -171,45 +242,45 @@ export class GitHubStandIn extends CodeHostStandIn {
       return json(412, { message: 'Precondition Failed', documentation_url: 'https://docs.github.com/rest', status: '412' });
     }
     const body = (req.body ?? {}) as { labels?: (string | { name: string })[]; state?: 'open' | 'closed'; title?: string; body?: string | null };
-    if (body.labels !== undefined) issue.labels = dedupe(body.labels.map((l) => (typeof l === 'string' ? l : l.name)));
-    if (body.state !== undefined) issue.state = body.state;
-    if (body.title !== undefined) issue.title = body.title;
-    if (body.body !== undefined) issue.body = body.body || null;
-    issue.version++;
+    this.change(issue, this.login, (i) => {
+      if (body.labels !== undefined) i.labels = dedupe(body.labels.map((l) => (typeof l === 'string' ? l : l.name)));
+      if (body.state !== undefined) i.state = body.state;
+      if (body.title !== undefined) i.title = body.title;
+      if (body.body !== undefined) i.body = body.body || null;
+    });
     return json(200, this.render(issue), { etag: this.etagOf(issue) });
   }
 
   private labels(issue: GitHubIssueState, req: RecordedRequest, name: string | undefined): StandInResponse {
     if (req.method === 'POST' && name === undefined) {
       const body = req.body as { labels?: string[] } | undefined;
-      if (!Array.isArray(body?.labels)) return json(422, { message: 'Invalid request.' });
-      issue.labels = dedupe([...issue.labels, ...body.labels]);
-      issue.version++;
+      const labels = body?.labels;
+      if (!Array.isArray(labels)) return json(422, { message: 'Invalid request.' });
+      this.change(issue, this.login, (i) => void (i.labels = dedupe([...i.labels, ...labels])));
       return json(200, issue.labels.map(labelObject));
     }
     if (req.method === 'DELETE' && name !== undefined) {
       const index = issue.labels.findIndex((l) => l.toLowerCase() === name.toLowerCase());
       if (index < 0) return json(404, { message: 'Label does not exist' });
-      issue.labels.splice(index, 1);
-      issue.version++;
+      this.change(issue, this.login, (i) => void i.labels.splice(index, 1));
       return json(200, issue.labels.map(labelObject));
     }
     return notFound();
   }
 
-  /** Comments of an issue, or of a pull request's conversation (which has no ETag to bump). */
-  private comments(issue: Pick<GitHubIssueState, 'comments'> & { version?: number }, req: RecordedRequest): StandInResponse {
+  /** Comments of an issue, or of a pull request's conversation (which has no ETag or `updated_at` here). */
+  private comments(holder: Pick<GitHubIssueState, 'comments'>, req: RecordedRequest, issue?: GitHubIssueState): StandInResponse {
     if (req.method === 'POST') {
       const body = req.body as { body?: string } | undefined;
       if (typeof body?.body !== 'string') return json(422, { message: 'Invalid request.' });
-      const comment = { id: this.nextCommentId++, body: body.body, login: this.login, createdAt: this.stamp(issue.comments.length) };
-      issue.comments.push(comment);
-      if (issue.version !== undefined) issue.version++;
+      const comment = { id: this.nextCommentId++, body: body.body, login: this.login, createdAt: this.stamp(holder.comments.length) };
+      if (issue) this.change(issue, this.login, (i) => void i.comments.push(comment));
+      else holder.comments.push(comment);
       return json(201, renderComment(comment));
     }
     if (req.method !== 'GET') return notFound();
     // Ascending by id, the only order the endpoint has.
-    return this.paged(req, issue.comments.map(renderComment));
+    return this.paged(req, holder.comments.map(renderComment));
   }
 
   /** `PATCH issues/comments/{id}`: edits an issue's or a pull request's comment. */
@@ -224,28 +295,25 @@ export class GitHubStandIn extends CodeHostStandIn {
   }
 
   private list(req: RecordedRequest): StandInResponse {
-    const state = req.query.get('state') ?? 'open';
-    const wanted = (req.query.get('labels') ?? '').split(',').filter(Boolean).map((l) => l.toLowerCase());
-    const matching = [...this.issues.values()]
-      .filter((i) => state === 'all' || i.state === state)
-      .filter((i) => wanted.every((w) => i.labels.some((l) => l.toLowerCase() === w)))
-      .sort((a, b) => a.number - b.number)
-      .map((i) => this.render(i));
-    return this.paged(req, matching);
+    const listed = listIssues(this.issues.values(), req.query);
+    return Array.isArray(listed) ? this.paged(req, listed.map((i) => this.render(i))) : listed;
   }
 
-  /** Offset pages with a `Link: rel="next"` header. */
+  /** Offset pages with a `Link` header: `next` and `last` while there are more, `prev` and `first` after the first. */
   paged(req: RecordedRequest, items: unknown[]): StandInResponse {
     const perPage = Math.min(100, intParam(req.query, 'per_page', 30));
     const page = intParam(req.query, 'page', 1);
     const { items: slice, hasNext } = pageOf(items, page, perPage);
-    const headers: Record<string, string> = {};
-    if (hasNext) {
-      const next = new URLSearchParams(req.query);
-      next.set('page', String(page + 1));
-      headers['link'] = `<${this.url}${req.path}?${next.toString()}>; rel="next"`;
-    }
-    return json(200, slice, headers);
+    const at = (n: number): string => {
+      const query = new URLSearchParams(req.query);
+      query.set('page', String(n));
+      return `<${this.url}${req.path}?${query.toString()}>`;
+    };
+    const links: string[] = [];
+    if (page > 1) links.push(`${at(page - 1)}; rel="prev"`);
+    if (hasNext) links.push(`${at(page + 1)}; rel="next"`, `${at(Math.ceil(items.length / perPage))}; rel="last"`);
+    if (page > 1) links.push(`${at(1)}; rel="first"`);
+    return json(200, slice, links.length > 0 ? { link: links.join(', ') } : {});
   }
 
   private renderRepository(): Record<string, unknown> {
@@ -271,9 +339,14 @@ export class GitHubStandIn extends CodeHostStandIn {
       state: issue.state,
       labels: issue.labels.map(labelObject),
       comments: issue.comments.length,
-      updated_at: new Date(Date.UTC(2026, 0, 1) + issue.version * 1000).toISOString(),
+      created_at: issue.createdAt,
+      updated_at: issue.updatedAt,
       ...(issue.isPullRequest ? { pull_request: { url: `${this.url}/repos/${this.owner}/${this.repo}/pulls/${issue.number}` } } : {}),
     };
+  }
+
+  private stampNow(): string {
+    return isoSeconds(this.clock.now());
   }
 
   /** Comment times in order of arrival, a minute apart. */

@@ -12,7 +12,12 @@ import { json, notFound, type RecordedRequest, type StandInResponse } from './st
  *   `new_path` and `old_path`, and a `new_line` the diff adds (or, with `old_line`, one its hunks
  *   show); anything else is GitLab's 400 "Note {:line_code=>[…]}" and nothing is stored;
  * - `GET discussions`, `GET`/`POST notes` (newest first unless `sort=asc`), `PUT`/`DELETE
- *   notes/:id` (204); a discussion whose last note is deleted is gone. Notes record their author.
+ *   notes/:id` (204); a discussion whose last note is deleted is gone. Notes record their author
+ *   and `created_at` (a clock a minute a tick from 2026-01-01, or the test's time);
+ * - threads: a discussion started with `POST discussions` (or `startThread`) is resolvable, a
+ *   plain note (`POST notes`, `addNote`) and GitLab's own activity notes are not; `PUT
+ *   discussions/:id?resolved=true|false` resolves or reopens every note of it;
+ * - reviewers and their state: gitlab-merge-request-reviewers.ts.
  */
 
 export interface GitLabNoteState {
@@ -21,6 +26,10 @@ export interface GitLabNoteState {
   username: string;
   system: boolean;
   position: Record<string, unknown> | null;
+  createdAt: string;
+  /** Notes of a thread can be resolved; plain comments and system notes cannot. */
+  resolvable: boolean;
+  resolved: boolean;
 }
 
 export interface GitLabDiscussionState {
@@ -36,16 +45,47 @@ export interface GitLabReviewHost {
 
 const INVALID_POSITION = { message: '400 Bad request - Note {:line_code=>["can\'t be blank", "must be a valid line code"]}' };
 
+export interface NoteOptions {
+  username?: string;
+  createdAt?: string;
+}
+
 export class GitLabMergeRequestReviews {
   private nextNoteId = 3000;
+  private ticks = 0;
 
   constructor(private readonly host: GitLabReviewHost) {}
 
-  /** A note by someone else (by default not the service's account), optionally positioned. */
-  addNote(mr: GitLabMergeRequestState, body: string, opts: { username?: string; system?: boolean } = {}): number {
-    const note = { id: this.nextNoteId++, body, username: opts.username ?? 'gitlab-user', system: opts.system ?? false, position: null };
+  /** A plain note by someone else (by default not the service's account); `system: true` plays GitLab's own activity. */
+  addNote(mr: GitLabMergeRequestState, body: string, opts: NoteOptions & { system?: boolean } = {}): number {
+    const note = this.note(body, opts, { system: opts.system ?? false, position: null, resolvable: false });
     mr.discussions.push({ id: discussionId(note.id), individual: true, notes: [note] });
     return note.id;
+  }
+
+  /** A resolvable thread by someone else, on a file's new line when `path` is given. Answers the discussion id. */
+  startThread(mr: GitLabMergeRequestState, body: string, opts: NoteOptions & { path?: string; line?: number } = {}): string {
+    const position = opts.path ? { position_type: 'text', old_path: opts.path, new_path: opts.path, old_line: null, new_line: opts.line ?? 1 } : null;
+    const note = this.note(body, opts, { system: false, position, resolvable: true });
+    const id = discussionId(note.id);
+    mr.discussions.push({ id, individual: false, notes: [note] });
+    return id;
+  }
+
+  /** A reply in a thread. */
+  reply(mr: GitLabMergeRequestState, discussion: string, body: string, opts: NoteOptions = {}): number {
+    const thread = mr.discussions.find((d) => d.id === discussion && !d.individual);
+    if (!thread) throw new Error(`no thread ${discussion}`);
+    const note = this.note(body, opts, { system: false, position: thread.notes[0]?.position ?? null, resolvable: true });
+    thread.notes.push(note);
+    return note.id;
+  }
+
+  /** Resolves (or reopens) every note of a thread, as the thread's button does. */
+  resolve(mr: GitLabMergeRequestState, discussion: string, resolved = true): void {
+    const thread = mr.discussions.find((d) => d.id === discussion && !d.individual);
+    if (!thread) throw new Error(`no thread ${discussion}`);
+    for (const note of thread.notes) if (note.resolvable) note.resolved = resolved;
   }
 
   notesOf(mr: GitLabMergeRequestState): GitLabNoteState[] {
@@ -60,6 +100,7 @@ export class GitLabMergeRequestReviews {
       if (req.method === 'GET') return this.host.paged(req, mr.discussions.map((d) => renderDiscussion(d)));
       if (req.method === 'POST') return this.discuss(req, mr);
     }
+    if (resource === 'discussions' && rest.length === 2 && req.method === 'PUT') return this.resolveByApi(req, mr, id!);
     if (resource !== 'notes') return notFound({ error: '404 Not Found' });
     if (rest.length === 1 && req.method === 'GET') {
       const notes = this.notesOf(mr);
@@ -96,6 +137,16 @@ export class GitLabMergeRequestReviews {
     return json(201, renderDiscussion(mr.discussions.find((d) => d.notes.includes(note))!));
   }
 
+  private resolveByApi(req: RecordedRequest, mr: GitLabMergeRequestState, id: string): StandInResponse {
+    const discussion = mr.discussions.find((d) => d.id === id);
+    if (!discussion) return notFound({ message: '404 Discussion Not Found' });
+    const wanted = req.query.get('resolved') ?? String((req.body as { resolved?: unknown } | undefined)?.resolved ?? '');
+    if (wanted !== 'true' && wanted !== 'false') return json(400, { error: 'resolved is missing' });
+    if (discussion.individual) return json(400, { message: '400 Bad request - Discussion is not resolvable' });
+    this.resolve(mr, id, wanted === 'true');
+    return json(200, renderDiscussion(discussion));
+  }
+
   private validPosition(mr: GitLabMergeRequestState, p: Record<string, unknown>): boolean {
     if (!mr.code || p['position_type'] !== 'text') return false;
     const refs = diffRefsOf(mr);
@@ -107,10 +158,16 @@ export class GitLabMergeRequestReviews {
     return p['old_line'] === undefined ? addedLines(file.patch).includes(line) : shownLines(file.patch).has(line);
   }
 
+  /** A note by the token's account; a discussion it starts is a resolvable thread. */
   private store(mr: GitLabMergeRequestState, body: string, position: Record<string, unknown> | null, individual: boolean): GitLabNoteState {
-    const note: GitLabNoteState = { id: this.nextNoteId++, body, username: this.host.username, system: false, position };
+    const note = this.note(body, { username: this.host.username }, { system: false, position, resolvable: !individual });
     mr.discussions.push({ id: discussionId(note.id), individual, notes: [note] });
     return note;
+  }
+
+  private note(body: string, opts: NoteOptions, kind: Pick<GitLabNoteState, 'system' | 'position' | 'resolvable'>): GitLabNoteState {
+    const createdAt = opts.createdAt ?? new Date(Date.UTC(2026, 0, 1) + this.ticks++ * 60_000).toISOString();
+    return { id: this.nextNoteId++, body, username: opts.username ?? 'gitlab-user', createdAt, resolved: false, ...kind };
   }
 }
 
@@ -152,11 +209,15 @@ function renderDiscussion(d: GitLabDiscussionState): Record<string, unknown> {
 function renderNote(n: GitLabNoteState): Record<string, unknown> {
   return {
     id: n.id,
-    type: n.position ? 'DiffNote' : null,
+    type: n.position ? 'DiffNote' : n.resolvable ? 'DiscussionNote' : null,
     body: n.body,
     author: { username: n.username },
+    created_at: n.createdAt,
+    updated_at: n.createdAt,
     system: n.system,
     noteable_type: 'MergeRequest',
+    resolvable: n.resolvable,
+    ...(n.resolvable ? { resolved: n.resolved } : {}),
     ...(n.position ? { position: n.position } : {}),
   };
 }

@@ -1,3 +1,4 @@
+import { GitLabMergeRequestReviewers, type GitLabReviewerState } from './gitlab-merge-request-reviewers.js';
 import { diffRefsOf, GitLabMergeRequestReviews, type GitLabDiscussionState } from './gitlab-merge-request-reviews.js';
 import { changedFiles, shaOf, type PullRequestCode, type PullRequestCodeStore, type PullRequestSetup } from './pull-request-code.js';
 import { json, notFound, type RecordedRequest, type StandInResponse } from './stand-in-server.js';
@@ -17,7 +18,8 @@ import { json, notFound, type RecordedRequest, type StandInResponse } from './st
  * - `GET`/`PUT merge_requests/:iid` (`title`, `description`, `target_branch`,
  *   `state_event: close|reopen`); merge requests have their own iid sequence, apart from issues;
  * - `sha`, `diff_refs`, `source_project_id` (a fork's differs), `author`, `changes_count` from
- *   the code behind the merge request; diffs, discussions and notes: gitlab-merge-request-reviews.ts.
+ *   the code behind the merge request; diffs, discussions and notes: gitlab-merge-request-reviews.ts;
+ *   reviewers: gitlab-merge-request-reviewers.ts.
  */
 
 export interface GitLabMergeRequestState {
@@ -33,6 +35,7 @@ export interface GitLabMergeRequestState {
   /** The fork's project id, or null when the source branch is in this project. */
   sourceProjectId: number | null;
   discussions: GitLabDiscussionState[];
+  reviewers: GitLabReviewerState[];
 }
 
 /** What the merge requests need from the project that holds them. */
@@ -48,9 +51,11 @@ export interface GitLabProjectHost {
 export class GitLabMergeRequests {
   readonly all = new Map<number, GitLabMergeRequestState>();
   readonly reviews: GitLabMergeRequestReviews;
+  readonly reviewers: GitLabMergeRequestReviewers;
 
   constructor(private readonly host: GitLabProjectHost) {
     this.reviews = new GitLabMergeRequestReviews(host);
+    this.reviewers = new GitLabMergeRequestReviewers(this.reviews);
   }
 
   /** A merge request set up by the test (a fork's too), its head kept at `refs/merge-requests/N/head`. */
@@ -68,6 +73,7 @@ export class GitLabMergeRequests {
       author: setup.author ?? 'gitlab-user',
       sourceProjectId: setup.fork ? this.host.projectId + 1000 : null,
       discussions: [],
+      reviewers: [],
     };
     this.all.set(iid, mr);
     return mr;
@@ -85,6 +91,7 @@ export class GitLabMergeRequests {
     if (rest.length === 0 && req.method === 'POST') return this.create(req);
     const mr = this.all.get(Number(rest[0]));
     if (!mr) return notFound({ message: '404 Not found' });
+    if (rest[1] === 'reviewers' && rest.length === 2) return this.reviewers.route(req, mr);
     if (rest.length > 1) return this.reviews.route(req, mr, rest.slice(1));
     if (req.method === 'GET') return json(200, this.render(mr));
     if (req.method === 'PUT') return this.update(mr, req);
@@ -127,6 +134,7 @@ export class GitLabMergeRequests {
       author: this.host.username,
       sourceProjectId: null,
       discussions: [],
+      reviewers: [],
     };
     this.all.set(mr.iid, mr);
     return json(201, this.render(mr));

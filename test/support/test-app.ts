@@ -1,4 +1,5 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { AppModuleOptions } from '../../src/app.module.js';
 import type { ServiceEnvironment } from '../../src/config/environment.js';
 import { createServer } from '../../src/server.js';
 import { eventually } from './eventually.js';
@@ -8,8 +9,8 @@ import type { HealthBody } from './response-bodies.js';
  * The real AppModule on Fastify (`createServer`, as main.ts builds it), initialised and with
  * Fastify ready, but not listening: requests go through `app.inject()`.
  */
-export async function bootApp(env: ServiceEnvironment): Promise<NestFastifyApplication> {
-  const app = await createServer(env);
+export async function bootApp(env: ServiceEnvironment, options: AppModuleOptions = {}): Promise<NestFastifyApplication> {
+  const app = await createServer(env, options);
   try {
     await app.init();
     await app.getHttpAdapter().getInstance().ready();

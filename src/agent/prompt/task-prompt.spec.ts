@@ -37,6 +37,17 @@ describe('buildTaskPrompt', () => {
     expect(prompt).not.toContain('starts from the default branch');
   });
 
+  it('a run resuming from an answered hand-back says so before the steps, and the conversation follows the ticket', () => {
+    const prompt = buildTaskPrompt(input({ handBack: { kind: 'question', answered: true }, conversationBrief: '## Earlier hand-backs\n…' }));
+    expect(prompt).toContain('The ticket was handed back with the question');
+    expect(prompt).toContain('the answer follows it there');
+    expect(prompt.indexOf('handed this ticket back')).toBeLessThan(prompt.indexOf('What to do'));
+    expect(prompt.indexOf('## Earlier hand-backs')).toBeGreaterThan(prompt.indexOf('## Ticket 42'));
+    const retried = buildTaskPrompt(input({ handBack: { kind: 'not-implementable', answered: false } }));
+    expect(retried).toContain('retried it without an answer');
+    expect(buildTaskPrompt(input())).not.toContain('handed this ticket back');
+  });
+
   it('refuses other pipelines and inconsistent trees', () => {
     expect(() => buildTaskPrompt(input({ pipeline: 'pr-review' }))).toThrow(/code pipeline/);
     expect(() => buildTaskPrompt(input({ trees: [] }))).toThrow(/at least one/);

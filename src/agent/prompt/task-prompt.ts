@@ -14,11 +14,15 @@ export interface TaskPromptInput {
   trees: readonly { prefix: string | null }[];
   /** The work branch already carries an earlier run's commits (a re-run, or rework after review). */
   resumed: boolean;
+  /** buildConversationBrief's text (hand-backs, review feedback, instructions), after the ticket; empty or absent: none. */
+  conversationBrief?: string;
+  /** The hand-back this run resumes from (it was answered, or retried), or null. */
+  handBack?: { kind: string; answered: boolean } | null;
 }
 
 export function buildTaskPrompt(input: TaskPromptInput): string {
   if (input.pipeline !== 'code') throw new Error(`buildTaskPrompt writes the task of the code pipeline, not of ${JSON.stringify(input.pipeline)}`);
-  const out = ['# Task', '', ...whereLines(input.trees), '', ...branchLines(input.resumed), ''];
+  const out = ['# Task', '', ...whereLines(input.trees), '', ...branchLines(input.resumed), '', ...handBackLines(input.handBack ?? null)];
   out.push(
     'What to do:',
     '1. Read the ticket below, every comment included: the latest comments say what is wanted now.',
@@ -31,7 +35,16 @@ export function buildTaskPrompt(input: TaskPromptInput): string {
     '',
     input.ticketBrief.trim(),
   );
+  if (input.conversationBrief?.trim()) out.push('', input.conversationBrief.trim());
   return out.join('\n');
+}
+
+/** Said before the steps, so the model reads the answer as the reason for this run. */
+function handBackLines(handBack: { kind: string; answered: boolean } | null): string[] {
+  if (handBack === null) return [];
+  return handBack.answered
+    ? [`An earlier run handed this ticket back (${oneLine(handBack.kind)}); it has been answered. The ticket was handed back with the question under "Earlier hand-backs" below; the answer follows it there. Continue the work with that answer.`, '']
+    : [`An earlier run handed this ticket back (${oneLine(handBack.kind)}); an operator retried it without an answer. Read the ticket again: it may have been changed since.`, ''];
 }
 
 function whereLines(trees: readonly { prefix: string | null }[]): string[] {

@@ -2,7 +2,7 @@ import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { RunDto } from '../../runs/resource/dto/run.dto.js';
 import type { Run } from '../../runs/resource/run-resource.js';
 
-/** The answer of cancel (the run, now `cancelled`) and retry (the new run). */
+/** The answer of cancel (the run, now `cancelled`), and of answer and retry (the new run). */
 @ApiSchema({ name: 'RunEnvelope' })
 export class RunEnvelopeDto {
   @ApiProperty({ type: RunDto }) run: Run;

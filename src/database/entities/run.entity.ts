@@ -11,6 +11,11 @@ export const RunState = {
 } as const;
 export type RunState = (typeof RunState)[keyof typeof RunState];
 export const LIVE_RUN_STATES: readonly RunState[] = [RunState.Queued, RunState.Running, RunState.Parked];
+/**
+ * Live states in which a run may hold capacity and sandboxes. A parked run is live (it holds its
+ * ticket) but executes nothing: its sandboxes are gone and what it was admitted with is free.
+ */
+export const ACTIVE_RUN_STATES: readonly RunState[] = [RunState.Queued, RunState.Running];
 
 @Entity({ name: 'runs' })
 export class RunEntity {

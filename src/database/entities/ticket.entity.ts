@@ -6,6 +6,8 @@ export const TicketState = {
   InProgress: 'in_progress',
   Done: 'done',
   Failed: 'failed',
+  /** The run handed the ticket back (the agent's `ask`): waiting for an answer or a retry (migration 0013). */
+  Parked: 'parked',
 } as const;
 export type TicketState = (typeof TicketState)[keyof typeof TicketState];
 

@@ -1,6 +1,7 @@
 import type { AgentUsage } from '../../agent/agent-types.js';
 import type { ProviderGate } from '../../agent/provider-gate.js';
 import type { AgentConfig, RepoConfig } from '../../config/service-config.js';
+import type { RunConversation } from '../../conversations/run-conversation.js';
 import type { PullRequestReviews } from '../../platforms/pull-request-review.js';
 
 /** The ticket as the model may read it: all of it untrusted. */
@@ -29,6 +30,11 @@ export interface AgentRunSupport {
   noteUsage(usage: AgentUsage): Promise<void>;
   /** The review side of a repository's code host (`pr-review` reads diffs and posts reviews, `security-scan` its summary). */
   reviewsFor?(repo: RepoConfig): PullRequestReviews;
+  /**
+   * Earlier hand-backs of the ticket with their answers, review feedback on its service pull
+   * requests and the command's instructions (null or absent: none, e.g. `pipeline-service run`).
+   */
+  conversation?(): Promise<RunConversation | null>;
   /** Posts a comment on the run's ticket (`security-scan`'s summary of a ticket run). */
   commentOnTicket?(body: string): Promise<void>;
   /** Routes the provider's HTTP requests (tests, benchmarks); the global fetch otherwise. */

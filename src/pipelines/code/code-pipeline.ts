@@ -1,6 +1,7 @@
 import { type AgentOutcome, type AgentSession, AgentToolset } from '../../agent/agent-types.js';
 import { cutOutput } from '../../agent/output-cut.js';
 import { buildContextsBrief } from '../../agent/prompt/contexts-brief.js';
+import { buildConversationBrief, resumedHandBack } from '../../agent/prompt/conversation-brief.js';
 import { buildTaskPrompt } from '../../agent/prompt/task-prompt.js';
 import { buildTicketBrief } from '../../agent/prompt/ticket-brief.js';
 import { clipText } from '../../common/clip-text.js';
@@ -68,12 +69,16 @@ class AgentStep implements PipelineStep {
     const ticketBrief = ticket
       ? buildTicketBrief({ ticketId: ticket.ticket, platform: ticket.platform, title: ticket.title, description: ticket.description, comments: ticket.comments, secrets: support.secrets })
       : '';
+    const conversation = (await support.conversation?.()) ?? null;
+    const handBack = resumedHandBack(conversation);
     const prompt = buildTaskPrompt({
       pipeline: this.pipeline,
       ticketBrief,
       contextsBrief: buildContextsBrief(this.state.contexts, { secrets: support.secrets }),
       trees: trees.map((t) => ({ prefix: t.prefix })),
       resumed: context.sandboxes.some((s) => s.resumed === true),
+      conversationBrief: conversation ? buildConversationBrief(conversation, support.secrets) : '',
+      handBack: handBack ? { kind: handBack.kind, answered: handBack.answer !== null } : null,
     });
     const session = await this.state.agent.session(context, AgentToolset.Code, trees);
     this.state.session = session;
@@ -89,7 +94,13 @@ function endedAgentStep(run: CodeRun, outcome: AgentOutcome, context: StepContex
       context.events.emit(RunEventKind.Agent, null, `the agent finished: ${oneLine(run.summary ?? '')}`);
       return { ok: true, summary: run.summary ?? undefined };
     case 'asked':
-      return { ok: false, error: `the agent handed the ticket back (${outcome.askKind}): ${oneLine(outcome.question)}` };
+      // A ticket run parks on this (the executor); the question goes whole onto the ticket.
+      context.events.emit(RunEventKind.Agent, null, `the agent handed the ticket back (${outcome.askKind}): ${oneLine(outcome.question)}`);
+      return {
+        ok: false,
+        error: `the agent handed the ticket back (${outcome.askKind}): ${oneLine(outcome.question)}`,
+        handBack: { kind: outcome.askKind, question: outcome.question.trim() },
+      };
     case 'budget':
       return { ok: false, error: `the agent was stopped: ${oneLine(outcome.reason)}` };
     case 'cancelled':
@@ -114,7 +125,8 @@ class VerifyStep implements PipelineStep {
     if (!session) return { ok: false, error: first.error };
     context.events.emit(RunEventKind.Agent, null, `red: ${first.error}; one repair round`);
     const repaired = endedAgentStep(this.state, await session.send(repairMessage(first, this.state.support.secrets)), context);
-    if (!repaired.ok) return { ok: false, error: `${first.error}, and the repair round ended: ${repaired.error}` };
+    // A question asked in the repair round hands the ticket back like one asked in the work round.
+    if (!repaired.ok) return { ok: false, error: `${first.error}, and the repair round ended: ${repaired.error}`, ...(repaired.handBack ? { handBack: repaired.handBack } : {}) };
     const second = await this.verify(context);
     if (second.ok) return { ok: true, summary: this.state.summary ?? undefined };
     return { ok: false, error: `still red after the repair round: ${second.error}` };

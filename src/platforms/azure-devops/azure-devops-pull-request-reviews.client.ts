@@ -1,12 +1,14 @@
 import type { RepoConfig } from '../../config/service-config.js';
-import { TrackerHttp, type TrackerHttpOptions } from '../http/tracker-http.js';
+import type { TrackerHttp, TrackerHttpOptions } from '../http/tracker-http.js';
 import { Platform } from '../platform.js';
 import { clientForRepository, inRepository, refusal } from '../pull-request-errors.js';
 import type { InlineComment, PostedReview, PullRequestDiff, PullRequestReviews, PullRequestState, ReviewDraft } from '../pull-request-review.js';
+import { rememberedLookup } from '../remembered-lookup.js';
 import { isOwnMarked, unanchoredNote } from '../review-text.js';
 import { TrackerError } from '../tracker-client.js';
 import { AzureDevOpsPullRequestDiffReader, type AdoIteration } from './azure-devops-pull-request-diff.js';
 import { type AzureDevOpsPullRequestsOptions, adoPullRequestRef, azureDevOpsRepository } from './azure-devops-pull-requests.client.js';
+import { type AdoThread, azureDevOpsIdentity, azureDevOpsThreads, liveComments } from './azure-devops-reads.js';
 
 /**
  * Reviews on Azure DevOps Git REST 7.1. The diff is read by AzureDevOpsPullRequestDiffReader. A
@@ -33,19 +35,6 @@ interface AdoPullRequestRead {
   forkSource?: { repository?: { id?: string } } | null;
   createdBy?: { uniqueName?: string } | null;
 }
-interface AdoComment {
-  id: number;
-  content?: string;
-  isDeleted?: boolean;
-  author?: { id?: string } | null;
-}
-interface AdoThread {
-  id: number;
-  isDeleted?: boolean;
-  threadContext?: unknown;
-  comments?: AdoComment[];
-}
-
 const API = { 'api-version': '7.1' };
 const ACTIVE = 1;
 const CLOSED = 4;
@@ -58,11 +47,12 @@ export class AzureDevOpsPullRequestReviewsClient implements PullRequestReviews {
   private readonly webUrl: string;
   private readonly repository: string;
   private readonly diffs: AzureDevOpsPullRequestDiffReader;
-  private self: Promise<string> | null = null;
+  private readonly selfId: () => Promise<string>;
 
   constructor(options: AzureDevOpsPullRequestsOptions) {
     ({ repoPath: this.repoPath, webUrl: this.webUrl, repository: this.repository, http: this.http } = azureDevOpsRepository(options));
     this.diffs = new AzureDevOpsPullRequestDiffReader(this.http, this.repoPath);
+    this.selfId = rememberedLookup(async () => (await azureDevOpsIdentity(this.http, this.repository)).id);
   }
 
   static fromConfig(repo: RepoConfig, http?: TrackerHttpOptions): AzureDevOpsPullRequestReviewsClient {
@@ -146,9 +136,8 @@ export class AzureDevOpsPullRequestReviewsClient implements PullRequestReviews {
     return res.status !== 400;
   }
 
-  private async threads(number: number): Promise<AdoThread[]> {
-    const res = await this.http.request<{ value?: AdoThread[] }>({ method: 'GET', path: `${this.pullRequestPath(number)}/threads`, query: API });
-    return (res.body.value ?? []).filter((t) => !t.isDeleted);
+  private threads(number: number): Promise<AdoThread[]> {
+    return azureDevOpsThreads(this.http, this.pullRequestPath(number));
   }
 
   private stateOf(pr: AdoPullRequestRead, iteration: AdoIteration | null): PullRequestState {
@@ -170,19 +159,5 @@ export class AzureDevOpsPullRequestReviewsClient implements PullRequestReviews {
     if (!Number.isInteger(number) || number <= 0) throw new TrackerError(`not a pull request id: ${number}`, Platform.AzureDevOps, null, false);
     return `${this.repoPath}/pullRequests/${number}`;
   }
-
-  private selfId(): Promise<string> {
-    this.self ??= this.http.request<{ authenticatedUser?: { id?: string } }>({ method: 'GET', path: '_apis/connectionData', query: { 'api-version': '7.1-preview' } }).then((res) => {
-      const id = res.body.authenticatedUser?.id;
-      if (!id) throw refusal(this.platform, this.repository, 'Azure DevOps did not say which identity the token is (connectionData)', res.status);
-      return id;
-    });
-    this.self.catch(() => (this.self = null));
-    return this.self;
-  }
-}
-
-function liveComments(thread: AdoThread): AdoComment[] {
-  return (thread.comments ?? []).filter((c) => !c.isDeleted);
 }
 

@@ -7,10 +7,15 @@ import {
   withLifecycleLabel,
   type LabelReplaceResult,
   type ListTicketsQuery,
+  type PolledTicket,
+  type PollQuery,
   type TicketComment,
   type TicketSnapshot,
   type TrackerClient,
+  type TriggerSet,
 } from '../tracker-client.js';
+import { buildPollWiql, wiqlString } from './azure-devops-poll.js';
+import { workItemTriggeredAt } from './azure-devops-work-item-updates.js';
 
 /**
  * Platform C: Azure DevOps Work Item Tracking REST 7.1. Tags are `System.Tags` (`; `-separated);
@@ -39,6 +44,8 @@ const COMMENTS_PAGE = 200;
  * collection on a process without it exists; a single read gets every field and uses it.
  */
 const LIST_FIELDS = ['System.State', 'System.Tags', 'System.Title', 'System.Description'];
+/** A poll also needs when each work item last changed (the poller's cursor). */
+const POLL_FIELDS = [...LIST_FIELDS, 'System.ChangedDate'];
 
 interface WorkItem {
   id: number;
@@ -52,6 +59,8 @@ interface WorkItem {
     'System.Description'?: string;
     /** HTML; where a Bug keeps its text in the Agile and CMMI processes (the form shows no Description). */
     'Microsoft.VSTS.TCM.ReproSteps'?: string;
+    /** ISO 8601 UTC; moves on every revision. */
+    'System.ChangedDate'?: string;
   };
   /** Present on a single read with `$expand=links`. */
   _links?: { html?: { href?: string } };
@@ -144,24 +153,55 @@ export class AzureDevOpsTrackerClient implements TrackerClient {
 
   /** WIQL for the ids, then the work items in batches of 200 (rev included: writable snapshots). */
   async listTickets(query: ListTicketsQuery = {}): Promise<TicketSnapshot[]> {
-    const wiql = await this.http.request<WiqlResult>({
+    const items = await this.readItems(await this.queryIds(buildWiql(query), false), LIST_FIELDS);
+    return items.map((item) => this.snapshot(item));
+  }
+
+  /**
+   * The poller's read (see buildPollWiql): one WIQL request, then one batch read per 200 ids,
+   * so a steady-state cycle with up to 200 changed work items costs two requests.
+   */
+  async pollTickets(query: PollQuery): Promise<PolledTicket[]> {
+    const wiql = buildPollWiql(query);
+    if (wiql === null) return [];
+    const items = await this.readItems(await this.queryIds(wiql, query.updatedSince !== null), POLL_FIELDS);
+    return items.map((item) => ({ ...this.snapshot(item), updatedAt: this.changedAt(item) }));
+  }
+
+  async triggeredAt(ticket: string, trigger: TriggerSet): Promise<Date | null> {
+    return workItemTriggeredAt(this.http, `${this.project}/_apis/wit/workItems/${workItemId(ticket, this.platform)}/updates`, trigger);
+  }
+
+  /** `timePrecision`: compare dates to the second (WIQL compares by day otherwise). */
+  private async queryIds(query: string, timePrecision: boolean): Promise<number[]> {
+    const res = await this.http.request<WiqlResult>({
       method: 'POST',
       path: `${this.project}/_apis/wit/wiql`,
-      query: API,
-      body: { query: buildWiql(query) },
+      query: timePrecision ? { ...API, timePrecision: true } : API,
+      body: { query },
       idempotent: true,
     });
-    const ids = wiql.body.workItems.map((w) => w.id);
-    const out: TicketSnapshot[] = [];
+    return res.body.workItems.map((w) => w.id);
+  }
+
+  /** The work items in WIQL order, 200 ids per batch read; deleted meanwhile ones are left out. */
+  private async readItems(ids: readonly number[], fields: readonly string[]): Promise<WorkItem[]> {
+    const out: WorkItem[] = [];
     for (let i = 0; i < ids.length; i += BATCH_SIZE) {
       const res = await this.http.request<{ value: (WorkItem | null)[] }>({
         method: 'GET',
         path: `${this.project}/_apis/wit/workitems`,
-        query: { ...API, ids: ids.slice(i, i + BATCH_SIZE).join(','), fields: LIST_FIELDS.join(','), errorPolicy: 'omit' },
+        query: { ...API, ids: ids.slice(i, i + BATCH_SIZE).join(','), fields: fields.join(','), errorPolicy: 'omit' },
       });
-      out.push(...res.body.value.filter((w): w is WorkItem => w !== null).map((item) => this.snapshot(item)));
+      out.push(...res.body.value.filter((w): w is WorkItem => w !== null));
     }
     return out;
+  }
+
+  private changedAt(item: WorkItem): string {
+    const at = Date.parse(item.fields['System.ChangedDate'] ?? '');
+    if (!Number.isFinite(at)) throw new TrackerError(`work item ${item.id} came without System.ChangedDate`, this.platform, null, false);
+    return new Date(at).toISOString();
   }
 
   private async patch(ticket: string, ops: PatchOp[]): Promise<'ok' | 'conflict'> {
@@ -205,10 +245,6 @@ function workItemId(ticket: string, platform: Platform): string {
 
 export function parseTags(tags: string | undefined): string[] {
   return (tags ?? '').split(';').map((t) => t.trim()).filter((t) => t.length > 0);
-}
-
-function wiqlString(value: string): string {
-  return `'${value.replace(/'/g, "''")}'`;
 }
 
 /** Statuses OR-ed, labels AND-ed, scoped to the team project. */

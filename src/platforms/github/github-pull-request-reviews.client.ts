@@ -1,11 +1,13 @@
 import type { RepoConfig } from '../../config/service-config.js';
-import { nextLink, TrackerHttp, type QueryValue, type TrackerHttpOptions } from '../http/tracker-http.js';
+import type { TrackerHttp, TrackerHttpOptions } from '../http/tracker-http.js';
 import { Platform } from '../platform.js';
 import { clientForRepository, inRepository, quoteHost, refusal } from '../pull-request-errors.js';
 import type { ChangedFileStatus, InlineComment, PostedReview, PullRequestDiff, PullRequestFile, PullRequestReviews, PullRequestState, ReviewDraft } from '../pull-request-review.js';
+import { rememberedLookup } from '../remembered-lookup.js';
 import { isOwnMarked, isSupersededNote, summaryWith, supersededNote } from '../review-text.js';
 import { hasHunks, newSideLines } from '../unified-diff.js';
 import { API_HEADERS, type GitHubPull, type GitHubPullRequestsOptions, gitHubRepository, pullNumber, toRef } from './github-pull-requests.client.js';
+import { gitHubLogin, gitHubPages } from './github-reads.js';
 
 /**
  * Reviews on GitHub REST v3. The diff is `GET /pulls/{n}/files` (100 a page, at most 3000 files:
@@ -39,21 +41,18 @@ interface GitHubAuthored {
   user: { login: string } | null;
 }
 
-/** GitHub's cap on a pull request's listed files, a page's size, and a bound on any paging. */
-const MAX_PAGES = 100;
-const PER_PAGE = 100;
-
 export class GitHubPullRequestReviewsClient implements PullRequestReviews {
   readonly platform = Platform.GitHub;
   private readonly http: TrackerHttp;
   private readonly repoPath: string;
   private readonly repository: string;
   private readonly now: () => number;
-  private self: Promise<string> | null = null;
+  private readonly selfLogin: () => Promise<string>;
 
   constructor(options: GitHubPullRequestsOptions) {
     ({ repoPath: this.repoPath, repository: this.repository, http: this.http } = gitHubRepository(options));
     this.now = options.http?.now ?? Date.now;
+    this.selfLogin = rememberedLookup(() => gitHubLogin(this.http, this.repository));
   }
 
   static fromConfig(repo: RepoConfig, http?: TrackerHttpOptions): GitHubPullRequestReviewsClient {
@@ -149,29 +148,8 @@ export class GitHubPullRequestReviewsClient implements PullRequestReviews {
     return res.body;
   }
 
-  private selfLogin(): Promise<string> {
-    this.self ??= this.http.request<{ login?: string }>({ method: 'GET', path: 'user', headers: API_HEADERS }).then((res) => {
-      if (!res.body.login) throw refusal(this.platform, this.repository, 'GitHub did not say which account the token is (GET /user)', res.status);
-      return res.body.login;
-    });
-    // A failed look-up is not remembered: the next call asks again.
-    this.self.catch(() => (this.self = null));
-    return this.self;
-  }
-
-  /** Every page of a list, following `Link: rel="next"`. */
-  private async pages<T>(path: string, query: Record<string, QueryValue> = {}): Promise<T[]> {
-    const items: T[] = [];
-    let next: string | null = path;
-    let first = true;
-    for (let page = 0; next !== null && page < MAX_PAGES; page++) {
-      const res: { body: T[]; headers: Headers } = await this.http.request<T[]>({ method: 'GET', path: next, query: first ? { per_page: PER_PAGE, ...query } : undefined, headers: API_HEADERS });
-      if (!Array.isArray(res.body)) break;
-      items.push(...res.body);
-      next = nextLink(res.headers);
-      first = false;
-    }
-    return items;
+  private pages<T>(path: string): Promise<T[]> {
+    return gitHubPages<T>(this.http, path);
   }
 }
 

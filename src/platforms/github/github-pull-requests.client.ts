@@ -40,13 +40,16 @@ interface GitHubValidationFailure {
 }
 
 /** A repository's API connection, shared by the publishing and the review client. */
-export function gitHubRepository(options: GitHubPullRequestsOptions): { owner: string; repoPath: string; repository: string; http: TrackerHttp } {
+export function gitHubRepository(options: GitHubPullRequestsOptions): { owner: string; name: string; apiBase: string; repoPath: string; repository: string; http: TrackerHttp } {
   const { owner, repo, apiBase } = parseGitHubRepoUrl(options.repoUrl);
+  const base = options.apiUrl ?? apiBase;
   return {
     owner,
+    name: repo,
+    apiBase: base,
     repoPath: `repos/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}`,
     repository: options.repository ?? `${owner}/${repo}`,
-    http: new TrackerHttp(Platform.GitHub, options.apiUrl ?? apiBase, bearerAuth(options.token), options.http),
+    http: new TrackerHttp(Platform.GitHub, base, bearerAuth(options.token), options.http),
   };
 }
 

@@ -10,10 +10,14 @@ import {
   withLifecycleLabel,
   type LabelReplaceResult,
   type ListTicketsQuery,
+  type PolledTicket,
+  type PollQuery,
   type TicketComment,
   type TicketSnapshot,
   type TrackerClient,
+  type TriggerSet,
 } from '../tracker-client.js';
+import { gitHubTriggeredAt, pollGitHubIssues } from './github-poll.js';
 
 /**
  * Platform A: GitHub REST v3 (api.github.com or a GitHub Enterprise Server base URL).
@@ -43,6 +47,7 @@ interface GitHubIssue {
   state: string;
   labels: (GitHubLabel | string)[];
   pull_request?: unknown;
+  updated_at: string;
 }
 interface GitHubComment {
   id: number;
@@ -135,6 +140,17 @@ export class GitHubTrackerClient implements TrackerClient {
       }
     }
     return [...found.values()].sort((a, b) => Number(a.ticket) - Number(b.ticket));
+  }
+
+  /** See github-poll.ts: one request in steady state, one paged request per trigger label in a full sweep. */
+  async pollTickets(query: PollQuery): Promise<PolledTicket[]> {
+    const issues = await pollGitHubIssues<GitHubIssue>(this.http, `${this.repoPath}/issues`, query);
+    return issues.map((issue) => ({ ...this.snapshot(issue), concurrencyToken: null, updatedAt: issue.updated_at }));
+  }
+
+  /** From the issue's events (`labeled`), paged. */
+  async triggeredAt(ticket: string, trigger: TriggerSet): Promise<Date | null> {
+    return gitHubTriggeredAt(this.http, this.issuePath(ticket), trigger);
   }
 
   private snapshot(issue: GitHubIssue): Omit<TicketSnapshot, 'concurrencyToken'> {

@@ -1,12 +1,14 @@
 import type { RepoConfig } from '../../config/service-config.js';
-import { TrackerHttp, type QueryValue, type TrackerHttpOptions } from '../http/tracker-http.js';
+import type { QueryValue, TrackerHttp, TrackerHttpOptions } from '../http/tracker-http.js';
 import { Platform } from '../platform.js';
 import { clientForRepository, inRepository, refusal } from '../pull-request-errors.js';
 import type { InlineComment, PostedReview, PullRequestDiff, PullRequestFile, PullRequestReviews, PullRequestState, ReviewDraft } from '../pull-request-review.js';
+import { rememberedLookup } from '../remembered-lookup.js';
 import { isOwnMarked, unanchoredNote } from '../review-text.js';
 import { TrackerError } from '../tracker-client.js';
 import { hasHunks, newSideLines } from '../unified-diff.js';
-import { type GitLabMergeRequestsOptions, gitLabProject } from './gitlab-merge-requests.client.js';
+import { type GitLabMergeRequest, type GitLabMergeRequestsOptions, gitLabProject, toRef } from './gitlab-merge-requests.client.js';
+import { gitLabPages, gitLabUsername } from './gitlab-reads.js';
 
 /**
  * Reviews on GitLab REST v4. The diff is `GET /merge_requests/:iid/diffs` (paged, GitLab 15.7+),
@@ -20,14 +22,7 @@ import { type GitLabMergeRequestsOptions, gitLabProject } from './gitlab-merge-r
  * other people stay.
  */
 
-interface GitLabMergeRequestWithRefs {
-  iid: number;
-  web_url: string;
-  state: 'opened' | 'closed' | 'merged' | 'locked';
-  title: string;
-  description: string | null;
-  source_branch: string;
-  target_branch: string;
+interface GitLabMergeRequestWithRefs extends GitLabMergeRequest {
   sha: string;
   diff_refs: { base_sha: string; start_sha: string; head_sha: string } | null;
   source_project_id: number;
@@ -51,18 +46,16 @@ interface GitLabNote {
   author: { username: string } | null;
 }
 
-const PER_PAGE = 100;
-const MAX_PAGES = 100;
-
 export class GitLabMergeRequestReviewsClient implements PullRequestReviews {
   readonly platform = Platform.GitLab;
   private readonly http: TrackerHttp;
   private readonly projectPath: string;
   private readonly repository: string;
-  private self: Promise<string> | null = null;
+  private readonly selfUsername: () => Promise<string>;
 
   constructor(options: GitLabMergeRequestsOptions) {
     ({ projectPath: this.projectPath, repository: this.repository, http: this.http } = gitLabProject(options));
+    this.selfUsername = rememberedLookup(() => gitLabUsername(this.http, this.repository));
   }
 
   static fromConfig(repo: RepoConfig, http?: TrackerHttpOptions): GitLabMergeRequestReviewsClient {
@@ -154,13 +147,7 @@ export class GitLabMergeRequestReviewsClient implements PullRequestReviews {
     // GitLab fills diff_refs once it has prepared the merge request's diff, moments after creation.
     if (!refs) throw refusal(this.platform, this.repository, `merge request !${mr.iid} has no diff yet (diff_refs empty)`, null, true);
     return {
-      number: mr.iid,
-      url: mr.web_url,
-      state: mr.state === 'opened' ? 'open' : mr.state === 'merged' ? 'merged' : 'closed',
-      title: mr.title,
-      body: mr.description ?? '',
-      head: mr.source_branch,
-      base: mr.target_branch,
+      ...toRef(mr),
       headSha: refs.head_sha,
       baseSha: refs.base_sha,
       startSha: refs.start_sha,
@@ -179,26 +166,8 @@ export class GitLabMergeRequestReviewsClient implements PullRequestReviews {
     return `${this.projectPath}/merge_requests/${number}`;
   }
 
-  private selfUsername(): Promise<string> {
-    this.self ??= this.http.request<{ username?: string }>({ method: 'GET', path: 'user' }).then((res) => {
-      if (!res.body.username) throw refusal(this.platform, this.repository, 'GitLab did not say which account the token is (GET /user)', res.status);
-      return res.body.username;
-    });
-    this.self.catch(() => (this.self = null));
-    return this.self;
-  }
-
-  /** Every page of a list, following `X-Next-Page`. */
-  private async pages<T>(path: string, query: Record<string, QueryValue> = {}): Promise<T[]> {
-    const items: T[] = [];
-    let page: string | null = '1';
-    for (let count = 0; page && count < MAX_PAGES; count++) {
-      const res: { body: T[]; headers: Headers } = await this.http.request<T[]>({ method: 'GET', path, query: { ...query, per_page: PER_PAGE, page } });
-      if (!Array.isArray(res.body)) break;
-      items.push(...res.body);
-      page = res.headers.get('x-next-page');
-    }
-    return items;
+  private pages<T>(path: string, query: Record<string, QueryValue> = {}): Promise<T[]> {
+    return gitLabPages<T>(this.http, path, query);
   }
 }
 

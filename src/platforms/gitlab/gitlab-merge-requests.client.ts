@@ -24,7 +24,8 @@ export interface GitLabMergeRequestsOptions {
   http?: TrackerHttpOptions;
 }
 
-interface GitLabMergeRequest {
+/** A merge request as the API answers it (the fields every client reads). */
+export interface GitLabMergeRequest {
   iid: number;
   web_url: string;
   state: 'opened' | 'closed' | 'merged' | 'locked';
@@ -116,7 +117,8 @@ export class GitLabMergeRequestsClient implements PullRequestHost {
   }
 }
 
-function toRef(mr: GitLabMergeRequest): PullRequestRef {
+/** The service's view of a merge request (shared by the publishing and review clients). */
+export function toRef(mr: GitLabMergeRequest): PullRequestRef {
   return {
     number: mr.iid,
     url: mr.web_url,

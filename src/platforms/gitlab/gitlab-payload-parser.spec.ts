@@ -132,15 +132,12 @@ describe('parseGitLabPayload: Merge Request Hook', () => {
     });
   });
 
-  it('ignores a merge request update that carries no labels', () => {
+  it('passes on a merge request update that carries no labels (a request for changes arrives as one)', () => {
     const payload = loadFixture('gitlab', 'merge-request-hook');
     payload['labels'] = [];
     (payload['object_attributes'] as Json)['labels'] = [];
     payload['changes'] = {};
-    expect(parseGitLabPayload('Merge Request Hook', payload, headers)).toEqual({
-      kind: 'ignored',
-      reason: 'merge request carries no labels',
-    });
+    expect(parseGitLabPayload('Merge Request Hook', payload, headers)).toMatchObject({ kind: 'pr-labeled', addedLabels: [], currentLabels: [] });
   });
 });
 

@@ -24,7 +24,7 @@ import { gitlabDeliveryId } from './gitlab-delivery.js';
  * | `Issue Hook` (also `Confidential Issue Hook`) | labels in `changes.labels.current` not in `previous` | ticket `labels-added`, ticket = `object_attributes.iid` |
  * | `Note Hook` (also `Confidential Note Hook`) | `noteable_type: Issue`, new note | ticket `comment` (`object_attributes.note`) |
  * | `Note Hook` | `noteable_type: MergeRequest`, new note | `pr-comment` (system notes flagged) |
- * | `Merge Request Hook` | the merge request carries labels | `pr-labeled` |
+ * | `Merge Request Hook` | any update (labels for the label trigger; a reviewer's request for changes on a service merge request) | `pr-labeled` |
  *
  * Edited notes (`action: update`) start nothing. Everything else, and any malformed body, is
  * `ignored`; this function never throws.
@@ -116,7 +116,6 @@ function mergeRequestLabels(envelope: Envelope, payload: JsonRecord): InboundEve
     ...labelTitles(at(payload, 'object_attributes', 'labels')),
     ...changedTo,
   ]);
-  if (currentLabels.length === 0) return ignored('merge request carries no labels');
   return {
     kind: 'pr-labeled',
     ...envelope,

@@ -10,10 +10,14 @@ import {
   TrackerError,
   type LabelReplaceResult,
   type ListTicketsQuery,
+  type PolledTicket,
+  type PollQuery,
   type TicketComment,
   type TicketSnapshot,
   type TrackerClient,
+  type TriggerSet,
 } from '../tracker-client.js';
+import { gitLabTriggeredAt, pollGitLabIssues } from './gitlab-poll.js';
 
 /**
  * Platform B: GitLab REST v4. Lifecycle writes use `add_labels` / `remove_labels`, which touch
@@ -39,6 +43,7 @@ interface GitLabIssue {
   web_url?: string | null;
   state: string;
   labels: string[];
+  updated_at: string;
 }
 interface GitLabNote {
   id: number;
@@ -103,6 +108,17 @@ export class GitLabTrackerClient implements TrackerClient {
       }
     }
     return [...found.values()].sort((a, b) => Number(a.ticket) - Number(b.ticket));
+  }
+
+  /** See gitlab-poll.ts: one request in steady state, one paged request per trigger label in a full sweep. */
+  async pollTickets(query: PollQuery): Promise<PolledTicket[]> {
+    const issues = await pollGitLabIssues<GitLabIssue>(this.http, `${this.projectPath}/issues`, query);
+    return issues.map((issue) => ({ ...this.snapshot(issue), updatedAt: issue.updated_at }));
+  }
+
+  /** From the issue's resource label events (`add`), paged. */
+  async triggeredAt(ticket: string, trigger: TriggerSet): Promise<Date | null> {
+    return gitLabTriggeredAt(this.http, this.issuePath(ticket), trigger);
   }
 
   private async updateLabels(ticket: string, add: readonly string[], remove: readonly string[]): Promise<void> {

@@ -2,7 +2,9 @@ import type { TriggerConfig } from '../../config/service-config.js';
 import { basicAuth, bearerAuth, TrackerHttp, type TrackerHttpOptions } from '../http/tracker-http.js';
 import { Platform } from '../platform.js';
 import { adfToText, isAdfDocument } from './adf-to-text.js';
+import { JiraChangelog, latestTrigger } from './jira-changelog.js';
 import { JIRA_ISSUE_KEY } from './jira-issue-key.js';
+import { buildPollJql, jiraTimestamp, jqlDateTime, jqlString } from './jira-poll.js';
 import {
   assertLifecycleLabel,
   lifecycleLabelsToRemove,
@@ -10,9 +12,12 @@ import {
   TrackerError,
   type LabelReplaceResult,
   type ListTicketsQuery,
+  type PolledTicket,
+  type PollQuery,
   type TicketComment,
   type TicketSnapshot,
   type TrackerClient,
+  type TriggerSet,
 } from '../tracker-client.js';
 
 /**
@@ -43,6 +48,8 @@ interface JiraIssue {
     summary?: string | null;
     /** v2: wiki markup text; v3: an Atlassian Document Format document. Null when empty. */
     description?: string | object | null;
+    /** `2026-11-24T06:03:58.123+0000`; only when asked for (a poll). */
+    updated?: string;
   };
 }
 interface JiraTransition {
@@ -75,6 +82,8 @@ interface JqlSearchPage {
 const PAGE = 100;
 /** What a read and a search ask for (`fields=`): Jira answers only the fields named. */
 const SEARCH_FIELDS = ['status', 'labels', 'summary', 'description'];
+/** A poll also needs when each issue last changed (the poller's cursor). */
+const POLL_FIELDS = [...SEARCH_FIELDS, 'updated'];
 
 export class JiraTrackerClient implements TrackerClient {
   readonly platform = Platform.Jira;
@@ -83,6 +92,9 @@ export class JiraTrackerClient implements TrackerClient {
   /** Base of the issues' web pages (`{site}/browse/{KEY}`). */
   private readonly browseBase: string;
   private searchApi: 'legacy' | 'jql' = 'legacy';
+  private readonly changelog: JiraChangelog;
+  /** The searching user's time zone, which JQL date literals are read in; asked once. */
+  private timeZone: Promise<string> | null = null;
 
   constructor(options: JiraTrackerOptions) {
     const sep = options.credentials.indexOf(':');
@@ -90,6 +102,7 @@ export class JiraTrackerClient implements TrackerClient {
     this.http = new TrackerHttp(this.platform, options.siteUrl, auth, options.http);
     this.projectKey = options.projectKey ?? null;
     this.browseBase = `${options.siteUrl.replace(/\/+$/, '')}/browse/`;
+    this.changelog = new JiraChangelog(this.http);
   }
 
   static fromConfig(trigger: TriggerConfig, http?: TrackerHttpOptions): JiraTrackerClient {
@@ -147,34 +160,71 @@ export class JiraTrackerClient implements TrackerClient {
   }
 
   async listTickets(query: ListTicketsQuery = {}): Promise<TicketSnapshot[]> {
-    const jql = buildJql(this.projectKey, query);
+    const issues = await this.searchIssues(buildJql(this.projectKey, query), SEARCH_FIELDS);
+    return issues.map((issue) => this.snapshot(issue));
+  }
+
+  /**
+   * The poller's read (see buildPollJql), paged to the end. Steady state: one search request
+   * for up to 100 changed issues; the user's time zone is asked once per client, and on Cloud
+   * the first search of a client also meets the removed `/search` once (410) before switching.
+   */
+  async pollTickets(query: PollQuery): Promise<PolledTicket[]> {
+    if (!this.projectKey) throw new TrackerError('polling Jira needs the project key (platform_d_trigger.project_key)', this.platform, null, false);
+    const since = query.updatedSince === null ? null : jqlDateTime(query.updatedSince, await this.userTimeZone());
+    const jql = buildPollJql(this.projectKey, query, since);
+    if (jql === null) return [];
+    return (await this.searchIssues(jql, POLL_FIELDS)).map((issue) => {
+      const updatedAt = jiraTimestamp(issue.fields.updated);
+      if (updatedAt === null) throw new TrackerError(`issue ${issue.key} came without a readable updated time`, this.platform, null, false);
+      return { ...this.snapshot(issue), updatedAt };
+    });
+  }
+
+  async triggeredAt(ticket: string, trigger: TriggerSet): Promise<Date | null> {
+    return latestTrigger(await this.changelog.histories(this.issuePath(ticket)), trigger);
+  }
+
+  private userTimeZone(): Promise<string> {
+    this.timeZone ??= this.http.request<{ timeZone?: string }>({ method: 'GET', path: 'rest/api/2/myself' }).then(
+      (res) => res.body?.timeZone || 'UTC',
+      (err: unknown) => {
+        this.timeZone = null; // asked again next time
+        throw err;
+      },
+    );
+    return this.timeZone;
+  }
+
+  /** Every issue the JQL finds, on whichever search endpoint this Jira has (see the class comment). */
+  private async searchIssues(jql: string, fields: readonly string[]): Promise<JiraIssue[]> {
     try {
-      return await this.search(this.searchApi, jql);
+      return await this.search(this.searchApi, jql, fields);
     } catch (err) {
       if (!(err instanceof TrackerError) || ![404, 405, 410].includes(err.status ?? 0)) throw err;
       const other = this.searchApi === 'legacy' ? 'jql' : 'legacy';
-      const found = await this.search(other, jql);
+      const found = await this.search(other, jql, fields);
       this.searchApi = other;
       return found;
     }
   }
 
-  private async search(api: 'legacy' | 'jql', jql: string): Promise<TicketSnapshot[]> {
-    const out: TicketSnapshot[] = [];
+  private async search(api: 'legacy' | 'jql', jql: string, fields: readonly string[]): Promise<JiraIssue[]> {
+    const out: JiraIssue[] = [];
     if (api === 'legacy') {
       for (let startAt = 0; ; ) {
-        const body = { jql, startAt, maxResults: PAGE, fields: SEARCH_FIELDS };
+        const body = { jql, startAt, maxResults: PAGE, fields };
         const res = await this.http.request<LegacySearchPage>({ method: 'POST', path: 'rest/api/2/search', body, idempotent: true });
-        out.push(...res.body.issues.map((issue) => this.snapshot(issue)));
+        out.push(...res.body.issues);
         startAt += res.body.issues.length;
         if (res.body.issues.length === 0 || startAt >= res.body.total) return out;
       }
     }
     let nextPageToken: string | undefined;
     do {
-      const body = { jql, maxResults: PAGE, fields: SEARCH_FIELDS, nextPageToken };
+      const body = { jql, maxResults: PAGE, fields, nextPageToken };
       const res = await this.http.request<JqlSearchPage>({ method: 'POST', path: 'rest/api/2/search/jql', body, idempotent: true });
-      out.push(...res.body.issues.map((issue) => this.snapshot(issue)));
+      out.push(...res.body.issues);
       nextPageToken = res.body.isLast === true ? undefined : (res.body.nextPageToken ?? undefined);
     } while (nextPageToken);
     return out;
@@ -210,10 +260,6 @@ function richText(value: string | object | null | undefined): string | null {
   if (typeof value === 'string') return value || null;
   if (isAdfDocument(value)) return adfToText(value) || null;
   return null;
-}
-
-function jqlString(value: string): string {
-  return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
 }
 
 /** Project-scoped; statuses OR-ed, labels AND-ed. */

@@ -2,7 +2,7 @@ import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShut
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConfigService } from '../../config/config.service.js';
 import { DatabaseService } from '../../database/database.service.js';
-import { LIVE_RUN_STATES, RunState } from '../../database/entities/run.entity.js';
+import { ACTIVE_RUN_STATES, RunState } from '../../database/entities/run.entity.js';
 import { LeaderElectionService } from '../../leader/leader-election.service.js';
 import { LeaseName } from '../../leader/lease-name.js';
 import { SubsystemsService } from '../../store/subsystems.service.js';
@@ -20,7 +20,7 @@ const POLL_EVERY_MS = 100;
  * `capacity_queue`) admits waiting runs in claim order (`runs.queue_seq`) while the head fits
  * beside what admitted live runs hold, and stops at the first that does not: strict FIFO.
  * A waiting run stays `queued` and visible. Capacity is held in the database (admitted runs in a
- * live state), so it is freed whenever a run ends, by success, failure or a stale revert, and a
+ * queued or running state), so it is freed whenever a run ends or parks, by success, failure, a stale revert or a hand-back, and a
  * store flush loses nothing. No `capacity:` block means unbounded: runs admit themselves.
  */
 @Injectable()
@@ -81,11 +81,11 @@ export class CapacityQueueService implements OnApplicationBootstrap, OnApplicati
     }
   }
 
-  /** What admitted live runs hold: the capacity in use (also with no `capacity:` block). */
+  /** What admitted queued or running runs hold: the capacity in use (also with no `capacity:` block). A parked run holds none. */
   async inUse(): Promise<Footprint> {
     const used: { cpu: number | null; memory: string | null }[] = await this.db.dataSource.query(
       `SELECT SUM(cpu_request) AS cpu, SUM(memory_request) AS memory FROM runs
-       WHERE admitted_at IS NOT NULL AND state = ANY($1::text[])`, [LIVE_RUN_STATES]);
+       WHERE admitted_at IS NOT NULL AND state = ANY($1::text[])`, [ACTIVE_RUN_STATES]);
     return { cpu: Number(used[0]?.cpu ?? 0), memory: Number(used[0]?.memory ?? 0) };
   }
 

@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { RunQuestionsService } from '../../conversations/hand-back/run-questions.service.js';
 import { LIVE_RUN_STATES, RunState } from '../../database/entities/run.entity.js';
 import { MetricsService } from '../../metrics/metrics.service.js';
 import { RunEventKind } from '../../pipelines/run-event-kind.js';
@@ -57,6 +58,7 @@ export class RunControlService {
     private readonly channel: RunControlChannel,
     private readonly store: StoreConnectionService,
     private readonly metrics: MetricsService,
+    private readonly questions: RunQuestionsService,
   ) {}
 
   /** `by`: who cancels (the attribution rule: the caller's name claim, or `dashboard`). */
@@ -85,11 +87,17 @@ export class RunControlService {
     if (!RETRYABLE.includes(run.state)) return { outcome: 'refused', reason: `run ${runId} is ${run.state}: only a failed, cancelled or parked run can be retried` };
     // Before anything changes: a parked run must not be ended for a claim that cannot be made.
     if (!this.store.isConnected) throw new StoreUnavailableError(this.store.isConfigured ? 'not connected' : 'KVSTORE_URL is not set');
-    if (run.state === RunState.Parked && (await this.end(run, `cancelled by ${by} to retry the ticket`))) await this.afterCancel(run, by);
+    const unparked = run.state === RunState.Parked && (await this.end(run, `cancelled by ${by} to retry the ticket`));
+    if (unparked) {
+      await this.afterCancel(run, by);
+      // Its hand-back is closed by the retry (answer source `retry`): a later answer is refused.
+      await this.questions.closeByRetry(run.id, by).catch((error: Error) => this.logger.warn(`hand-back of run ${run.id} not closed by the retry: ${error.message}`));
+    }
     const key: TicketKey = { platform: run.platform, project: run.project, ticket: run.ticket };
     const claim = await this.claims.claim(key, run.pipeline);
     if (claim.outcome === 'Failed') return { outcome: 'unavailable', reason: `claim failed: ${claim.error}` };
     if (claim.outcome === 'AlreadyClaimed') return { outcome: 'refused', reason: await this.whyClaimed(key, claim.byLock) };
+    if (unparked) await this.questions.noteResumed(run.id, claim.runId).catch(() => undefined);
     await this.note(runId, RunEventKind.RunRetried, `retried by ${by} as run ${claim.runId}`);
     await this.note(claim.runId, RunEventKind.RunRetried, `retry of run ${runId} by ${by}`);
     this.logger.log(`run ${runId} (${run.project}/${run.ticket} ${run.pipeline}) retried by ${by} as run ${claim.runId}`);

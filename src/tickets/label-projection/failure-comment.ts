@@ -3,7 +3,7 @@ import { SERVICE_MARKER } from '../../platforms/service-marker.js';
 import { scrubSecrets } from '../../common/secret-scrubber.js';
 
 /** Kinds of comments the service posts once per run (the `ticket_comments.kind` column). */
-export const TicketCommentKind = { Failure: 'failure', PullRequests: 'pull-requests' } as const;
+export const TicketCommentKind = { Failure: 'failure', PullRequests: 'pull-requests', HandBack: 'hand-back' } as const;
 export type TicketCommentKind = (typeof TicketCommentKind)[keyof typeof TicketCommentKind];
 
 /** Hidden marker naming the run and kind a comment was posted for; found again to post it once only. */
@@ -89,7 +89,7 @@ export function cutMiddle(text: string, maxChars: number): { text: string; cut: 
   return { text: `${chars.slice(0, head).join('')}\n… [${cut} characters left out] …\n${chars.slice(chars.length - tail).join('')}`, cut };
 }
 
-function longestRun(text: string, char: string): number {
+export function longestRun(text: string, char: string): number {
   let longest = 0;
   let current = 0;
   for (const c of text) {

@@ -10,11 +10,15 @@ import { ProjectionEventsRecorder } from './projection-events.recorder.js';
 import { ProjectTrackerFactory } from './project-tracker.factory.js';
 import { RunCommentPoster } from './run-comment.poster.js';
 import { TicketCommentRecordsService } from './ticket-comment-records.service.js';
+import { TicketStatusWriter } from './ticket-status.writer.js';
 
 const SERVICES: Provider[] = [
   HostRateLimiter, HostRecoveryProbe, ProjectTrackerFactory, LifecycleLabelWriter, TicketCommentRecordsService,
-  RunCommentPoster, ProjectionEventsRecorder, LabelProjectionService, ProjectionCatchUp,
+  RunCommentPoster, TicketStatusWriter, ProjectionEventsRecorder, LabelProjectionService, ProjectionCatchUp,
 ];
+
+/** Also for the poller (issue 17): its reads share the hosts' budgets, and its clients are built with the same options. */
+const EXPORTS = [LabelProjectionService, HostRateLimiter, LABEL_PROJECTION_OPTIONS];
 
 /**
  * Label projection (issue 5): mirrors ticket lifecycle transitions onto the trackers and posts
@@ -24,7 +28,7 @@ const SERVICES: Provider[] = [
 @Module({
   imports: [MetricsRegistryModule],
   providers: [{ provide: LABEL_PROJECTION_OPTIONS, useValue: DEFAULT_LABEL_PROJECTION_OPTIONS }, ...SERVICES],
-  exports: [LabelProjectionService],
+  exports: EXPORTS,
 })
 export class LabelProjectionModule {
   /** The module with some tunables changed (tests shorten timings and budgets). */
@@ -33,7 +37,7 @@ export class LabelProjectionModule {
       module: LabelProjectionModule,
       imports: [MetricsRegistryModule],
       providers: [{ provide: LABEL_PROJECTION_OPTIONS, useValue: { ...DEFAULT_LABEL_PROJECTION_OPTIONS, ...overrides } }, ...SERVICES],
-      exports: [LabelProjectionService],
+      exports: EXPORTS,
     };
   }
 }

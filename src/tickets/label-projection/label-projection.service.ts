@@ -15,6 +15,7 @@ import { ProjectionEventsRecorder } from './projection-events.recorder.js';
 import { type RunComment, RunCommentPoster, runCommentKey } from './run-comment.poster.js';
 import { TicketCommentKind } from './failure-comment.js';
 import { type ProjectTracker, ProjectTrackerFactory } from './project-tracker.factory.js';
+import { TicketStatusWriter } from './ticket-status.writer.js';
 import { collectSecrets, scrubSecrets } from '../../common/secret-scrubber.js';
 
 /** A ticket in the stale-labels set this long without success is given up (ticket gone, config broken). */
@@ -34,9 +35,10 @@ interface Failure {
  * status is a best-effort projection written after the database transition"):
  * - the transition listener only records the wanted state and schedules a pass; it returns at once;
  * - per ticket one pass at a time, coalesced: only the latest state is written, a newer transition
- *   supersedes a pending write (and a pending `done_status`);
- * - a pass writes the label (LifecycleLabelWriter: per-platform atomicity), sets `done_status`
- *   on Done, and posts the failure comment of a failed run exactly once (FailureCommentPoster);
+ *   supersedes a pending write (and a pending status);
+ * - a pass writes the label (LifecycleLabelWriter: per-platform atomicity), posts a run's comment
+ *   exactly once (RunCommentPoster: a failure's error, a Done's pull requests, a Parked's
+ *   hand-back), then sets `done_status` on Done or `needs_clarification_status` on Parked;
  * - failures (tracker down, 5xx, 429, precondition failures) are retried with exponential
  *   back-off, honouring a host's Retry-After; after `maxAttempts` the ticket joins the
  *   stale-labels set, retried every `staleRetryMs` until it succeeds or a newer state supersedes;
@@ -63,6 +65,7 @@ export class LabelProjectionService implements OnModuleInit, OnApplicationShutdo
     private readonly trackers: ProjectTrackerFactory,
     private readonly writer: LifecycleLabelWriter,
     private readonly comments: RunCommentPoster,
+    private readonly statuses: TicketStatusWriter,
     private readonly events: ProjectionEventsRecorder,
     private readonly limiter: HostRateLimiter,
     private readonly recovery: HostRecoveryProbe,
@@ -100,11 +103,13 @@ export class LabelProjectionService implements OnModuleInit, OnApplicationShutdo
     const entry = this.entryFor(event.key);
     entry.label = { runId: event.runId, state: event.to };
     entry.version++;
-    const doneStatus = event.to === TicketState.Done ? this.doneStatusOf(event.key) : null;
-    entry.doneStatus = doneStatus ? { runId: event.runId, status: doneStatus } : null;
+    const status = this.statuses.statusOf(event.key, event.to);
+    entry.status = status ? { runId: event.runId, status, state: event.to } : null;
     if (event.to === TicketState.Failed) this.queueComment(entry, { kind: TicketCommentKind.Failure, runId: event.runId, pipeline: event.pipeline, error: event.error });
     // The pull requests a successful run opened are listed on the ticket before its done status is set.
     if (event.to === TicketState.Done) this.queueComment(entry, { kind: TicketCommentKind.PullRequests, runId: event.runId, pipeline: event.pipeline, error: null });
+    // The hand-back (question and how to answer) is posted before the needs-clarification status is set.
+    if (event.to === TicketState.Parked) this.queueComment(entry, { kind: TicketCommentKind.HandBack, runId: event.runId, pipeline: event.pipeline, error: null });
     entry.attempts = 0;
     entry.staleSince = null;
     this.kick(entry, 0);
@@ -124,8 +129,8 @@ export class LabelProjectionService implements OnModuleInit, OnApplicationShutdo
       entry.label = current;
       entry.version++;
     }
-    const doneStatus = current?.state === TicketState.Done && !entry.doneStatus ? this.doneStatusOf(key) : null;
-    if (current && doneStatus) entry.doneStatus = { runId: current.runId, status: doneStatus, ifStillTriggered: true };
+    const status = current && !entry.status ? this.statuses.statusOf(key, current.state) : null;
+    if (current && status) entry.status = { runId: current.runId, status, state: current.state, ifStillTriggered: true };
     for (const comment of comments) if (!entry.comments.has(runCommentKey(comment))) this.queueComment(entry, comment);
     if (!entry.timer) this.kick(entry, delayMs); // a pending retry (or the stale round) takes the merged work
   }
@@ -160,7 +165,7 @@ export class LabelProjectionService implements OnModuleInit, OnApplicationShutdo
     const id = entryId(key);
     let entry = this.entries.get(id);
     if (!entry) {
-      entry = { id, key, host: null, label: null, version: 0, doneStatus: null, comments: new Map(), attempts: 0,
+      entry = { id, key, host: null, label: null, version: 0, status: null, comments: new Map(), attempts: 0,
         timer: null, running: null, rerun: false, staleSince: null, failed: false };
       this.entries.set(id, entry);
     }
@@ -169,11 +174,6 @@ export class LabelProjectionService implements OnModuleInit, OnApplicationShutdo
 
   private queueComment(entry: ProjectionEntry, comment: RunComment): void {
     entry.comments.set(runCommentKey(comment), comment);
-  }
-
-  private doneStatusOf(key: TicketKey): string | null {
-    const project = this.config.config.projects[key.project];
-    return project?.triggers[key.platform]?.done_status ?? null;
   }
 
   /**
@@ -226,10 +226,10 @@ export class LabelProjectionService implements OnModuleInit, OnApplicationShutdo
     for (const entry of this.entries.values()) {
       if (entry.staleSince === null || entry.running || entry.timer) continue;
       const staleMs = now - entry.staleSince;
-      if (staleMs > STALE_GIVE_UP_MS && (entry.label || entry.doneStatus)) {
+      if (staleMs > STALE_GIVE_UP_MS && (entry.label || entry.status)) {
         this.logger.warn(`${describeTicket(entry.key)}: label still not written after a day in the stale-labels set; given up until its next transition or the next start`);
         entry.label = null;
-        entry.doneStatus = null;
+        entry.status = null;
       }
       // A failure comment is kept longer: no later transition would ever post it.
       if (staleMs > UNPOSTED_COMMENT_KEEP_MS && entry.comments.size > 0) {
@@ -259,14 +259,14 @@ export class LabelProjectionService implements OnModuleInit, OnApplicationShutdo
       tracker = resolved;
       entry.host = hostIdOf(resolved);
     } catch (error) {
-      const runId = entry.label?.runId ?? entry.doneStatus?.runId ?? [...entry.comments.values()][0]?.runId ?? null;
+      const runId = entry.label?.runId ?? entry.status?.runId ?? [...entry.comments.values()][0]?.runId ?? null;
       if (runId) failures.push({ runId, what: 'tracker', error: error as Error });
     }
     if (tracker) {
       const readsTicket = entry.label !== null; // a label write always reads the ticket first
       await this.writeLabel(entry, tracker, failures);
       await this.postComments(entry, tracker, failures);
-      await this.writeDoneStatus(entry, tracker, failures);
+      await this.writeStatus(entry, tracker, failures);
       if (failures.some(hostDown)) this.recovery.hostDown(tracker, entry.key.ticket);
       else if (failures.length === 0 && readsTicket) this.recovery.hostAnswered(tracker);
     }
@@ -299,32 +299,13 @@ export class LabelProjectionService implements OnModuleInit, OnApplicationShutdo
     }
   }
 
-  private async writeDoneStatus(entry: ProjectionEntry, tracker: ProjectTracker, failures: Failure[]): Promise<void> {
-    const done = entry.doneStatus;
-    if (!done) return;
-    // The run's pull-request list goes first: while it is unposted (its failure is retried), the status waits.
-    if (entry.comments.has(runCommentKey({ kind: TicketCommentKind.PullRequests, runId: done.runId }))) return;
+  private async writeStatus(entry: ProjectionEntry, tracker: ProjectTracker, failures: Failure[]): Promise<void> {
+    const wanted = entry.status;
+    if (!wanted) return;
     try {
-      // A retry may come after the ticket was triggered again (perhaps on another replica, whose
-      // transitions this entry never hears): the done status belongs to that run's Done only.
-      const now = await this.lifecycle.find(entry.key);
-      if (now?.state !== TicketState.Done || now.runId !== done.runId) {
-        if (entry.doneStatus === done) entry.doneStatus = null;
-        this.logger.log(`${describeTicket(entry.key)}: status ${done.status} not set: the ticket moved on from run ${done.runId}`);
-        return;
-      }
-      const shown = done.ifStillTriggered ? await this.untriggeredStatus(tracker, entry.key) : null;
-      if (shown !== null) {
-        if (entry.doneStatus === done) entry.doneStatus = null;
-        this.logger.debug(`${describeTicket(entry.key)}: status ${done.status} not re-applied: the ticket shows ${shown || 'no status'}`);
-        return;
-      }
-      await this.limiter.take(tracker.platform, tracker.host);
-      await tracker.client.setStatus(entry.key.ticket, done.status);
-      if (entry.doneStatus === done) entry.doneStatus = null;
-      this.logger.log(`${describeTicket(entry.key)}: status ${done.status} set`);
+      await this.statuses.write(entry, tracker, wanted);
     } catch (error) {
-      failures.push({ runId: done.runId, what: `status ${done.status}`, error: error as Error });
+      failures.push({ runId: wanted.runId, what: `status ${wanted.status}`, error: error as Error });
     }
   }
 
@@ -337,13 +318,6 @@ export class LabelProjectionService implements OnModuleInit, OnApplicationShutdo
         failures.push({ runId: comment.runId, what: `${comment.kind} comment`, error: error as Error });
       }
     }
-  }
-
-  /** Null while the ticket still shows one of its trigger statuses; else the status it shows ('' for none). */
-  private async untriggeredStatus(tracker: ProjectTracker, key: TicketKey): Promise<string | null> {
-    const status = (await tracker.client.readTicket(key.ticket)).status;
-    const triggers = (tracker.trigger?.trigger_statuses ?? []).map((s) => s.toLowerCase());
-    return status !== null && triggers.includes(status.toLowerCase()) ? null : (status ?? '');
   }
 
   /** The state to write now: the database's (the truth, possibly newer), else the one heard. */

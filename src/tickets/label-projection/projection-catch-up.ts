@@ -38,33 +38,36 @@ const RECENT_TICKETS_SQL = `
   ORDER BY updated_at DESC LIMIT $2`;
 
 /**
- * Failed tickets whose run's failure comment is not recorded as posted. Only a ticket still Failed
- * on that run: a run that ended by a stale revert is `failed` too but never gets a comment. A row
- * still `posting` is included whatever its age: the poster's claim waits out a live claim and
- * takes over an expired or released one, then looks for the run marker before posting.
+ * Tickets in `state` whose current run's comment of kind `$3` is not recorded as posted, changed
+ * within `$1` ms, newest first, at most `$2`. A row still `posting` is included whatever its age:
+ * the poster's claim waits out a live claim and takes over an expired or released one, then looks
+ * for the run marker before posting. `error`: whether the run's error is the comment's text.
  */
-const UNPOSTED_COMMENTS_SQL = `
-  SELECT t.platform, t.project, t.ticket, r.id AS run_id, r.pipeline, r.error
+function unpostedCommentsSql(state: string, options: { error: boolean; extra?: string }): string {
+  return `
+  SELECT t.platform, t.project, t.ticket, r.id AS run_id, r.pipeline, ${options.error ? 'r.error' : 'NULL AS error'}
   FROM tickets t
   JOIN runs r ON r.id = t.run_id
   LEFT JOIN ticket_comments c ON c.run_id = r.id AND c.kind = $3
-  WHERE t.state = 'failed' AND t.updated_at > now() - $1 * interval '1 millisecond'
-    AND c.state IS DISTINCT FROM 'posted'
+  WHERE t.state = '${state}' AND t.updated_at > now() - $1 * interval '1 millisecond'
+    AND c.state IS DISTINCT FROM 'posted'${options.extra ? `\n    AND ${options.extra}` : ''}
   ORDER BY t.updated_at DESC LIMIT $2`;
+}
 
 /**
- * Done tickets whose run opened pull requests and whose pull-request comment is not recorded as
- * posted (the done status waits for it, so it is re-queued with the ticket's label).
+ * Failed tickets whose run's failure comment is not posted. Only a ticket still Failed on that
+ * run: a run that ended by a stale revert is `failed` too but never gets a comment.
  */
-const UNPOSTED_PR_COMMENTS_SQL = `
-  SELECT t.platform, t.project, t.ticket, r.id AS run_id, r.pipeline, NULL AS error
-  FROM tickets t
-  JOIN runs r ON r.id = t.run_id
-  LEFT JOIN ticket_comments c ON c.run_id = r.id AND c.kind = $3
-  WHERE t.state = 'done' AND t.updated_at > now() - $1 * interval '1 millisecond'
-    AND c.state IS DISTINCT FROM 'posted'
-    AND EXISTS (SELECT 1 FROM pull_requests p WHERE p.run_id = r.id)
-  ORDER BY t.updated_at DESC LIMIT $2`;
+const UNPOSTED_COMMENTS_SQL = unpostedCommentsSql('failed', { error: true });
+
+/**
+ * Done tickets whose run opened pull requests and whose pull-request comment is not posted (the
+ * done status waits for it, so it is re-queued with the ticket's label).
+ */
+const UNPOSTED_PR_COMMENTS_SQL = unpostedCommentsSql('done', { error: false, extra: 'EXISTS (SELECT 1 FROM pull_requests p WHERE p.run_id = r.id)' });
+
+/** Parked tickets whose run's hand-back comment is not posted (the status waits for it). */
+const UNPOSTED_HAND_BACKS_SQL = unpostedCommentsSql('parked', { error: false });
 
 /**
  * Start-up catch-up of the label projection, whose pending work lived in the memory of the
@@ -118,9 +121,11 @@ export class ProjectionCatchUp implements OnApplicationBootstrap, OnApplicationS
     const commentWindow = Math.max(this.options.catchUpWindowMs, UNPOSTED_COMMENT_KEEP_MS);
     const failures: CommentRow[] = await this.db.dataSource.query(UNPOSTED_COMMENTS_SQL, [commentWindow, max, TicketCommentKind.Failure]);
     const listings: CommentRow[] = await this.db.dataSource.query(UNPOSTED_PR_COMMENTS_SQL, [commentWindow, max, TicketCommentKind.PullRequests]);
+    const handBacks: CommentRow[] = await this.db.dataSource.query(UNPOSTED_HAND_BACKS_SQL, [commentWindow, max, TicketCommentKind.HandBack]);
     const comments = [
       ...failures.map((row) => ({ row, kind: TicketCommentKind.Failure })),
       ...listings.map((row) => ({ row, kind: TicketCommentKind.PullRequests })),
+      ...handBacks.map((row) => ({ row, kind: TicketCommentKind.HandBack })),
     ];
     if (this.closing) return null;
 
@@ -141,7 +146,7 @@ export class ProjectionCatchUp implements OnApplicationBootstrap, OnApplicationS
       delay += this.options.catchUpSpacingMs;
     }
     const hours = Math.round(this.options.catchUpWindowMs / 3_600_000);
-    const capped = tickets.length >= max || failures.length >= max || listings.length >= max ? ` (capped at the newest ${max})` : '';
+    const capped = [tickets, failures, listings, handBacks].some((rows) => rows.length >= max) ? ` (capped at the newest ${max})` : '';
     this.logger.log(`catch-up after start: ${tickets.length} ticket(s) changed in the last ${hours} h re-checked, `
       + `${comments.length} unposted comment(s) queued${capped}`
       + (comments.length > 0 ? `: ${comments.slice(0, 5).map(({ row, kind }) => `${describeTicket(row)} run ${row.run_id} (${kind})`).join(', ')}${comments.length > 5 ? ', …' : ''}` : ''));

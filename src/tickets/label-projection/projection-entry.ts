@@ -8,9 +8,12 @@ export interface DesiredLabel {
   state: TicketState;
 }
 
-export interface DoneStatus {
+/** A tracker status that goes with a run's state: `done_status` on Done, `needs_clarification_status` on Parked. */
+export interface StatusWrite {
   runId: string;
   status: string;
+  /** The ticket state the status belongs to: set only while the ticket is still there on this run. */
+  state: TicketState;
   /**
    * Queued by the start-up catch-up, which cannot know whether it was set before: set it only
    * while the tracker still shows a trigger status (not when already set, or moved on by a person).
@@ -20,8 +23,8 @@ export interface DoneStatus {
 
 /**
  * Everything still to be written for one ticket. Coalesced: a newer transition replaces
- * `label` (only the latest state is ever written) and drops a `doneStatus` it supersedes;
- * failure comments are per run and never dropped.
+ * `label` (only the latest state is ever written) and drops a `status` it supersedes;
+ * run comments (failure, pull-request list, hand-back) are per run and never dropped.
  */
 export interface ProjectionEntry {
   id: string;
@@ -31,9 +34,9 @@ export interface ProjectionEntry {
   label: DesiredLabel | null;
   /** Bumped by every transition; a write finishing for an older version leaves `label` pending. */
   version: number;
-  /** `done_status` to set for this run's success, while the ticket is still Done. */
-  doneStatus: DoneStatus | null;
-  /** Comments still to post, by `runCommentKey` (failure comments; a Done run's pull-request list). */
+  /** The status to set for this run's state (Done, Parked), while the ticket is still in it. */
+  status: StatusWrite | null;
+  /** Comments still to post, by `runCommentKey` (failure comments; a Done run's pull-request list; a Parked run's hand-back). */
   comments: Map<string, RunComment>;
   /** Failed background attempts since the last transition. */
   attempts: number;
@@ -58,5 +61,5 @@ export function entryId(key: TicketKey): string {
 }
 
 export function hasWork(entry: ProjectionEntry): boolean {
-  return entry.label !== null || entry.doneStatus !== null || entry.comments.size > 0;
+  return entry.label !== null || entry.status !== null || entry.comments.size > 0;
 }

@@ -5,6 +5,7 @@ import { TrackerError } from '../../platforms/tracker-client.js';
 import { InstanceIdentity } from '../../store/instance-identity.service.js';
 import { type TicketKey, describeTicket } from '../ticket-key.js';
 import { buildFailureComment, carriesRunMarker, TicketCommentKind } from './failure-comment.js';
+import { buildHandBackComment, type HandBackKind } from './hand-back-comment.js';
 import { HostRateLimiter } from './host-rate-limiter.service.js';
 import { LABEL_PROJECTION_OPTIONS, type LabelProjectionOptions } from './label-projection.options.js';
 import type { ProjectTracker } from './project-tracker.factory.js';
@@ -12,7 +13,7 @@ import { buildPullRequestsComment, type ListedPullRequest } from './pull-request
 import { collectSecrets } from '../../common/secret-scrubber.js';
 import { TicketCommentRecordsService } from './ticket-comment-records.service.js';
 
-/** A comment a run posts on its ticket once: its failure, or (on success) the pull requests it opened. */
+/** A comment a run posts on its ticket once: its failure, (on success) the pull requests it opened, or its hand-back. */
 export interface RunComment {
   kind: TicketCommentKind;
   runId: string;
@@ -24,7 +25,7 @@ export interface RunComment {
 /** Kept for the failure path's callers: a failure comment. */
 export type FailedRun = Omit<RunComment, 'kind'>;
 
-/** `nothing-to-post`: a successful run that opened no pull request has no comment. */
+/** `nothing-to-post`: a successful run that opened no pull request (or a hand-back without its question) has no comment. */
 export type RunCommentOutcome = 'posted' | 'already-posted' | 'run-deleted' | 'nothing-to-post';
 
 export function runCommentKey(comment: Pick<RunComment, 'kind' | 'runId'>): string {
@@ -58,6 +59,14 @@ export class RunCommentPoster {
         'SELECT repo, url FROM pull_requests WHERE run_id = $1 ORDER BY repo, number', [runId]);
       if (prs.length === 0) return 'nothing-to-post';
       body = buildPullRequestsComment(tracker.platform, comment, prs);
+    } else if (kind === TicketCommentKind.HandBack) {
+      const asked: { kind: HandBackKind; question: string }[] = await this.db.dataSource.query(
+        'SELECT kind, question FROM run_questions WHERE run_id = $1', [runId]);
+      if (asked.length === 0) return 'nothing-to-post';
+      body = buildHandBackComment({
+        platform: tracker.platform, runId, pipeline: comment.pipeline, kind: asked[0]!.kind, question: asked[0]!.question,
+        secrets: collectSecrets(this.config.config, this.config.env), maxChars: this.options.commentMaxChars,
+      });
     } else {
       body = buildFailureComment({
         platform: tracker.platform,

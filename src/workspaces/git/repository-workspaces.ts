@@ -157,6 +157,20 @@ export class RepositoryWorkspaces {
   }
 
   /**
+   * The paths under `.service/contexts` on `branch` as the remote has it now (a fresh mirror
+   * sync), without a checkout; null when the remote has no such branch.
+   */
+  async contextPathsOn(source: Omit<WorkspaceSource, 'workBranch' | 'baseBranch'>, branch: string): Promise<string[] | null> {
+    await this.ready();
+    const heads = await this.mirrors.sync(source.repo, source.credential);
+    const commit = heads.get(branch);
+    if (!commit) return null;
+    const options = { variables: { GIT_DIR: this.mirrors.pathFor(source.repo) }, config: MIRROR_CONFIG, timeoutMs: this.localTimeoutMs };
+    const listing = await this.git.run(['ls-tree', '-r', '--name-only', commit, '--', '.service/contexts'], options);
+    return listing.split('\n').filter((path) => path.length > 0);
+  }
+
+  /**
    * Brings the sandbox's tree back and stages it against the prepared commit: null when nothing
    * changed (nothing is left behind), else the staged change (release it when done).
    */

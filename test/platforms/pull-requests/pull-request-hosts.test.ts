@@ -7,7 +7,7 @@ import { Platform } from '../../../src/platforms/platform.js';
 import { AzureDevOpsPullRequestReviewsClient } from '../../../src/platforms/azure-devops/azure-devops-pull-request-reviews.client.js';
 import { GitHubPullRequestReviewsClient } from '../../../src/platforms/github/github-pull-request-reviews.client.js';
 import { GitLabMergeRequestReviewsClient } from '../../../src/platforms/gitlab/gitlab-merge-request-reviews.client.js';
-import { pullRequestHostFor, pullRequestReviewsFor } from '../../../src/platforms/pull-request-hosts.js';
+import { pullRequestConversationsFor, pullRequestHostFor, pullRequestReviewsFor } from '../../../src/platforms/pull-request-hosts.js';
 import { TrackerError } from '../../../src/platforms/tracker-client.js';
 import { AzureDevOpsStandIn } from '../../stand-ins/azure-devops-stand-in.js';
 import { GitHubStandIn } from '../../stand-ins/github-stand-in.js';
@@ -66,10 +66,23 @@ describe('pullRequestHostFor', () => {
     expect(states.map((s) => [s.head, s.sameRepository])).toEqual([['feature', true], ['feature', true], ['feature', true]]);
   });
 
-  it('pullRequestReviewsFor refuses what pullRequestHostFor refuses', () => {
+  it('builds what conversations read on each code platform, as the repository’s account', async () => {
+    const conversations = [
+      pullRequestConversationsFor(repo({ url: 'https://github.com/acme/shop-web', api_url: github.apiUrl, auth_secret: SECRETS.github })),
+      pullRequestConversationsFor(repo({ name: 'billing', platform: Platform.GitLab, url: 'https://gitlab.example/fin/billing', api_url: gitlab.apiUrl, auth_secret: SECRETS.gitlab })),
+      pullRequestConversationsFor(repo({ platform: Platform.AzureDevOps, url: ado.repositoryWebUrl, api_url: ado.organizationUrl, auth_secret: SECRETS.ado })),
+    ];
+    expect(conversations.map((c) => c.platform)).toEqual([Platform.GitHub, Platform.GitLab, Platform.AzureDevOps]);
+    await expect(Promise.all(conversations.map((c) => c.self()))).resolves.toEqual(['pipeline-bot', 'pipeline-bot', 'pipeline-bot@acme.example']);
+    expect(conversations.map((c) => typeof c.reviewerState)).toEqual(['undefined', 'function', 'undefined']);
+  });
+
+  it('pullRequestReviewsFor and pullRequestConversationsFor refuse what pullRequestHostFor refuses', () => {
     for (const config of [repo({ auth_secret: null }), repo({ platform: Platform.Jira, url: 'https://acme.atlassian.net' }), repo({ platform: Platform.GitLab, url: 'https://gitlab.example/billing' })]) {
       expect(() => pullRequestReviewsFor(config)).toThrow(TrackerError);
       expect(() => pullRequestReviewsFor(config)).toThrow(/repository shop-web/);
+      expect(() => pullRequestConversationsFor(config)).toThrow(TrackerError);
+      expect(() => pullRequestConversationsFor(config)).toThrow(/repository shop-web/);
     }
   });
 
