@@ -7,6 +7,7 @@
 //       separately, the RSS of the embedded database child process it forks.
 //   (b) DATABASE_URL to a fresh migrated database on the machine's PostgreSQL
 //       (DATABASE_ADMIN_URL, default postgres://postgres@127.0.0.1:5432/postgres); dropped afterwards.
+//   (d) DATABASE_URL and KVSTORE_URL to a listener that accepts and never answers (boot only).
 //   (c) baseline, measured the same way in the same run: a bare Fastify process (inline script,
 //       same node flags) answering /health.
 //
@@ -19,6 +20,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -225,11 +227,28 @@ try {
   externalSkipped = `skipped: PostgreSQL at ${new URL(ADMIN_URL).host} unavailable (${error.message})`;
 }
 
+// (d) dependencies that never answer: DATABASE_URL and KVSTORE_URL point at a listener that
+// accepts connections and stays silent, so every client waits for its own connect timeout.
+const silent = createServer((socket) => socket.on('error', () => {}));
+await new Promise((done) => silent.listen(0, '127.0.0.1', done));
+const silentPort = silent.address().port;
+scenarios.push({
+  key: 'silent',
+  args: ['dist/main.js'],
+  env: cleanEnv({
+    DATABASE_URL: `postgres://svc@127.0.0.1:${silentPort}/nothing`, KVSTORE_URL: `redis://127.0.0.1:${silentPort}/0`,
+    SERVICE_DATA_DIR: join(work, 'unused'), SERVICE_CONFIG: join(work, 'no-such-service.yml'),
+  }),
+  results: [],
+});
+
 // (c) baseline
 scenarios.push({ key: 'fastify', args: [bareFastify], env: cleanEnv({}), results: [] });
 
 async function cleanup() {
   killAll();
+  silent.close();
+  silent.unref();
   if (databaseCreated) {
     databaseCreated = false;
     await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch((error) => console.error(`could not drop ${dbName}: ${error.message}`));
@@ -274,6 +293,7 @@ const mb = (list, field) => stats((list ?? []).map((r) => r[field]).filter((v) =
 const rows = [
   ['boot → listening, server, embedded defaults', seconds(byKey.embedded), 's', `≤ ${TARGET_BOOT_S} s`, TARGET_BOOT_S],
   ['boot → listening, server, DATABASE_URL', seconds(byKey.external), 's', `≤ ${TARGET_BOOT_S} s`, TARGET_BOOT_S],
+  ['boot → listening, server, silent database and store', seconds(byKey.silent), 's', `≤ ${TARGET_BOOT_S} s`, TARGET_BOOT_S],
   ['boot → listening, bare Fastify (baseline)', seconds(byKey.fastify), 's', '', null],
   ['idle RSS, server, embedded defaults', mb(byKey.embedded, 'rssKb'), 'MB', `≤ ${TARGET_RSS_MB} MB`, TARGET_RSS_MB],
   ['idle RSS, embedded database child', mb(byKey.embedded, 'childRssKb'), 'MB', '(own process)', null],

@@ -6,7 +6,7 @@ import { eventually } from '../support/eventually.js';
 import { type TestDatabase, createTestDatabase } from '../support/test-database.js';
 import type { FindingsBody, HealthBody } from '../support/response-bodies.js';
 import { expectFindingsShape, expectHealthShape } from '../support/response-shapes.js';
-import { FIRST_ANSWER_LIMIT_MS, type ServerProcess, firstAnswers, getJson, startServer, tempDir } from '../support/server-process.js';
+import { type ServerProcess, firstAnswers, getJson, startServer, tempDir } from '../support/server-process.js';
 
 /** The built server with a broken bootstrap file: it starts anyway and says what is wrong. */
 const dir = tempDir('e2e-broken-file');
@@ -23,15 +23,13 @@ afterAll(async () => {
   dir.remove();
 });
 
-/** Starts the built server on `text` as its bootstrap file; /health and the findings must answer within 2 s. */
+/** Starts the built server on `text` as its bootstrap file; /health and the findings must answer (how fast: npm run bench:boot). */
 async function serveFile(name: string, text: string): Promise<ServerProcess> {
   const path = join(dir.dir, name);
   writeFileSync(path, text);
   const server = await startServer({ SERVICE_CONFIG: path, SERVICE_DATA_DIR: dir.dir, DATABASE_URL: database.url });
   servers.push(server);
   const first = await firstAnswers(server);
-  expect(first.health.ms, server.output()).toBeLessThanOrEqual(FIRST_ANSWER_LIMIT_MS);
-  expect(first.findings.ms, server.output()).toBeLessThanOrEqual(FIRST_ANSWER_LIMIT_MS);
   expectHealthShape(first.health.body);
   expectFindingsShape(first.findings.body);
   // The configuration's findings are there from the first answer, before the probes finish.

@@ -5,7 +5,7 @@ import { eventually } from '../support/eventually.js';
 import type { FindingsBody, HealthBody } from '../support/response-bodies.js';
 import { expectFindingsShape, expectHealthShape } from '../support/response-shapes.js';
 import {
-  FIRST_ANSWER_LIMIT_MS, type ServerProcess, embeddedDatabasePids, firstAnswers, getJson, isAlive, startServer, tempDir,
+  type ServerProcess, embeddedDatabasePids, firstAnswers, getJson, isAlive, startServer, tempDir,
 } from '../support/server-process.js';
 
 /**
@@ -28,9 +28,7 @@ afterAll(async () => {
 });
 
 describe('no bootstrap file, no database, no store', () => {
-  it('answers /health and /api/config/findings within 2 s of process start', () => {
-    expect(first.health.ms, server.output()).toBeLessThanOrEqual(FIRST_ANSWER_LIMIT_MS);
-    expect(first.findings.ms, server.output()).toBeLessThanOrEqual(FIRST_ANSWER_LIMIT_MS);
+  it('answers /health and /api/config/findings (the 2 s target: npm run bench:boot)', () => {
     expectHealthShape(first.health.body);
     expectFindingsShape(first.findings.body);
   });
