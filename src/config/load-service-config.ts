@@ -11,6 +11,7 @@ import { checkPolling } from './polling-config.reader.js';
 import { readProject } from './project-config.reader.js';
 import { readSecurityScan } from './security-scan-config.reader.js';
 import { parseCpu, parseMemory } from './quantities.js';
+import { type StoredSettings, withSettings } from '../settings/settings-document.js';
 import {
   type AuthConfig, type CapacityConfig, type CommandPipelineConfig, type GitConfig, type ProjectConfig, DEFAULT_AGENT, DEFAULT_AUTH_CLAIMS, DEFAULT_GIT, DEFAULT_QUEUE, DEFAULT_SANDBOX, DEFAULT_SECURITY_SCAN,
   PublishMode,
@@ -23,17 +24,21 @@ export interface LoadedConfig {
   findings: Finding[];
   /** Absolute path of the bootstrap file, and whether it was there. */
   file: { path: string; present: boolean };
-  /** The parsed file as written (references unresolved): where each `${NAME}` is used. */
+  /** The parsed file with the stored settings laid over it (references unresolved): where each `${NAME}` is used. */
   raw: unknown;
+  /** The parsed file alone, as written. */
+  fileRaw: unknown;
 }
 
 const ROOT_KEYS = ['auth', 'webhooks', 'secrets', 'queue', 'pipelines', 'capacity', 'sandbox', 'projects', 'observation_retention_days', 'metrics', 'runs', 'git', 'agent', 'security_scan'];
 
 /**
- * Loads the bootstrap file with the environment and the stored secrets (decrypted, by name).
- * Never throws: every problem is a finding.
+ * Loads the bootstrap file with the stored settings over it, the environment and the stored
+ * secrets (decrypted, by name). Never throws: every problem is a finding.
  */
-export function loadServiceConfig(env: ServiceEnvironment, configPath = env.configPath, stored: Readonly<Record<string, string>> = {}): LoadedConfig {
+export function loadServiceConfig(
+  env: ServiceEnvironment, configPath = env.configPath, stored: Readonly<Record<string, string>> = {}, settings: StoredSettings = {},
+): LoadedConfig {
   const path = isAbsolute(configPath) ? configPath : resolve(configPath);
   const findings: Finding[] = [];
   let raw: unknown = {};
@@ -51,8 +56,9 @@ export function loadServiceConfig(env: ServiceEnvironment, configPath = env.conf
       raw = {};
     }
   }
-  const config = buildConfig(raw, env, findings, stored);
-  return { config, findings, file: { path, present }, raw };
+  const document = withSettings(raw, settings);
+  const config = buildConfig(document, env, findings, stored);
+  return { config, findings, file: { path, present }, raw: document, fileRaw: raw };
 }
 
 /** Pure: parsed YAML + environment → typed configuration; problems appended to `findings`. */
