@@ -3,7 +3,7 @@ import { checkSettingKey, settingCovering, withSettings } from './settings-docum
 
 describe('setting keys', () => {
   it('accepts dotted keys and refuses bootstrap settings, the secrets block and malformed keys', () => {
-    expect(checkSettingKey('queue.max_concurrent_runs')).toEqual({ ok: true, path: ['queue', 'max_concurrent_runs'] });
+    expect(checkSettingKey('queue.max_parallel_runs')).toEqual({ ok: true, path: ['queue', 'max_parallel_runs'] });
     expect(checkSettingKey('auth.authority')).toMatchObject({ ok: false, code: 'bootstrap_setting' });
     expect(checkSettingKey('auth')).toMatchObject({ ok: false, code: 'bootstrap_setting' });
     expect(checkSettingKey('auth.enforce.x')).toMatchObject({ ok: false, code: 'bootstrap_setting' });
@@ -15,14 +15,14 @@ describe('setting keys', () => {
 
 describe('withSettings', () => {
   it('lays settings over a copy of the file, shorter keys first, replacing non-mappings on the way', () => {
-    const file = { queue: { max_concurrent_runs: 2, lease_ttl_seconds: 30 }, projects: { shop: { tracker: 'x' } }, runs: 5 };
-    const merged = withSettings(file, { 'queue.max_concurrent_runs': 8, 'projects.shop.trigger': { statuses: ['Ready'] }, 'runs.keep': 1, projects: { shop: { tracker: 'y' } } });
+    const file = { queue: { max_parallel_runs: 2, lease_ttl_seconds: 30 }, projects: { shop: { tracker: 'x' } }, runs: 5 };
+    const merged = withSettings(file, { 'queue.max_parallel_runs': 8, 'projects.shop.trigger': { statuses: ['Ready'] }, 'runs.keep': 1, projects: { shop: { tracker: 'y' } } });
     expect(merged).toEqual({
-      queue: { max_concurrent_runs: 8, lease_ttl_seconds: 30 },
+      queue: { max_parallel_runs: 8, lease_ttl_seconds: 30 },
       projects: { shop: { tracker: 'y', trigger: { statuses: ['Ready'] } } },
       runs: { keep: 1 },
     });
-    expect(file.queue.max_concurrent_runs).toBe(2);
+    expect(file.queue.max_parallel_runs).toBe(2);
     expect(withSettings(null, { 'a.b': 1 })).toEqual({ a: { b: 1 } });
   });
 
@@ -30,6 +30,6 @@ describe('withSettings', () => {
     const settings = { projects: {}, 'projects.shop.trigger': {} };
     expect(settingCovering('projects.shop.trigger.statuses[0]', settings)).toBe('projects.shop.trigger');
     expect(settingCovering('projects.web.tracker', settings)).toBe('projects');
-    expect(settingCovering('queue.max_concurrent_runs', settings)).toBeNull();
+    expect(settingCovering('queue.max_parallel_runs', settings)).toBeNull();
   });
 });

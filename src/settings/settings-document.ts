@@ -2,7 +2,7 @@ import { isPlainObject } from '../config/config-reader.js';
 
 /**
  * Stored settings: values saved on the dashboard (or by an import) over the bootstrap file, one row
- * per dotted key (`queue.max_concurrent_runs`, `projects.shop.trigger`). They are laid over the file's
+ * per dotted key (`queue.max_parallel_runs`, `projects.shop.trigger`). They are laid over the file's
  * parsed document before the loader reads it, so a stored value is validated and typed exactly like
  * the same value written in the file.
  */
