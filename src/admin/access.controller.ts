@@ -16,6 +16,9 @@ import { requestValidation } from '../common/request-validation.js';
 import { ApiErrorFilter } from '../dashboard/api-error.filter.js';
 import { effectiveClaimNames } from '../access/access-snapshot.js';
 import { AccessStoreService } from '../access/access-store.service.js';
+import {
+  AccessClaimsSavedDto, AccessCustomRoleDto, AccessGrantDto, AccessGroupMappingDto, AccessGroupsDto, AccessOverviewDto, AccessPeoplePageDto, AccessRolesDto,
+} from './dto/access-responses.js';
 import { ClaimNamesBody, PermissionsBody, RolesBody } from './dto/access-bodies.js';
 import { GroupParams, PeopleQuery, PersonParams, RoleParams } from './dto/access-params.js';
 import { refusalOf } from './refusal.js';
@@ -43,7 +46,7 @@ export class AccessController {
 
   @Get()
   @ApiOperation({ summary: 'Access overview', description: 'Claim names in force (and which were saved here), counts per pane, the routes to admin, and standing findings.' })
-  @ApiOkResponse({ description: '`{claimNames, savedClaimNames, counts, adminRoutes, observationWindowDays, findings}`' })
+  @ApiOkResponse({ type: AccessOverviewDto })
   @RequirePermissions(Permission.AccessRead)
   overview() {
     return this.reader.overview();
@@ -51,7 +54,7 @@ export class AccessController {
 
   @Get('people')
   @ApiOperation({ summary: 'People', description: 'Everyone seen in the observation window plus everyone added by hand, with roles and where each comes from (role-claim, group, person-grant, admin-grant). `lastSeen` null: not signed in yet.' })
-  @ApiOkResponse({ description: '`{people: [{claim, value, subject, lastSeen, signedIn, roles, roleSources}], total, limit, offset}`' })
+  @ApiOkResponse({ type: AccessPeoplePageDto })
   @RequirePermissions(Permission.AccessRead)
   people(@Query() query: PeopleQuery) {
     return this.reader.people(query.q, query.limit, query.offset);
@@ -59,7 +62,7 @@ export class AccessController {
 
   @Get('groups')
   @ApiOperation({ summary: 'Groups', description: 'Every group value that arrived or is mapped, with the roles it grants.' })
-  @ApiOkResponse({ description: '`{groups: [{value, roles, mapped, seenWith}]}`' })
+  @ApiOkResponse({ type: AccessGroupsDto })
   @RequirePermissions(Permission.AccessRead)
   groups() {
     return this.reader.groups();
@@ -67,7 +70,7 @@ export class AccessController {
 
   @Get('roles')
   @ApiOperation({ summary: 'Roles', description: 'The three built-in roles with holder counts and their permissions over the catalog (the matrix), then the custom roles.' })
-  @ApiOkResponse({ description: '`{permissions, builtIn: [{name, permissions, holders}], custom: [{name, permissions, legacyPermissions, holders}], findings}`' })
+  @ApiOkResponse({ type: AccessRolesDto })
   @RequirePermissions(Permission.AccessRead)
   roles() {
     return this.reader.roles();
@@ -75,7 +78,7 @@ export class AccessController {
 
   @Put('people/:claim/:value')
   @ApiOperation({ summary: 'Grant roles to a person', description: 'Replaces the person\'s granted roles; adds the person by hand when not seen yet.' })
-  @ApiOkResponse({ description: '`{claim, value, roles, findings}`' })
+  @ApiOkResponse({ type: AccessGrantDto })
   @ApiUnprocessableEntityResponse({ type: ErrorBodyDto, description: REFUSED_422 })
   @ApiConflictResponse({ type: ErrorBodyDto, description: REFUSED_409 })
   @RequirePermissions(Permission.AccessWrite)
@@ -99,7 +102,7 @@ export class AccessController {
 
   @Put('groups/:value')
   @ApiOperation({ summary: 'Save a group mapping', description: 'The roles the group grants from now on; an empty list removes the mapping.' })
-  @ApiOkResponse({ description: '`{value, roles}`' })
+  @ApiOkResponse({ type: AccessGroupMappingDto })
   @ApiUnprocessableEntityResponse({ type: ErrorBodyDto, description: REFUSED_422 })
   @ApiConflictResponse({ type: ErrorBodyDto, description: REFUSED_409 })
   @RequirePermissions(Permission.AccessWrite)
@@ -111,7 +114,7 @@ export class AccessController {
 
   @Put('roles/:name')
   @ApiOperation({ summary: 'Save a custom role', description: 'A name colliding with a built-in role (any case) or a permission outside the catalog (compared exactly) is refused; permissions already on the role are not re-judged.' })
-  @ApiOkResponse({ description: '`{name, permissions}`' })
+  @ApiOkResponse({ type: AccessCustomRoleDto })
   @ApiUnprocessableEntityResponse({ type: ErrorBodyDto, description: REFUSED_422 })
   @ApiConflictResponse({ type: ErrorBodyDto, description: REFUSED_409 })
   @RequirePermissions(Permission.AccessWrite)
@@ -135,7 +138,7 @@ export class AccessController {
 
   @Put('claims')
   @ApiOperation({ summary: 'Save claim names', description: 'role_claim, group_claim and name_claim, saved to the database and used from the next request on every replica.' })
-  @ApiOkResponse({ description: '`{claimNames, findings}`' })
+  @ApiOkResponse({ type: AccessClaimsSavedDto })
   @ApiConflictResponse({ type: ErrorBodyDto, description: REFUSED_409 })
   @RequirePermissions(Permission.AccessWrite)
   async saveClaims(@Body() body: ClaimNamesBody, @CurrentAuth() auth: RequestAuth) {

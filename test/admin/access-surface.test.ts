@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OidcAuthority } from '../stand-ins/oidc-authority.js';
 import { type AuthBench, bearer, bootApp, createAuthBench } from '../auth/support/auth-harness.js';
 import type { IdentityBody } from '../auth/support/identity-types.js';
+import { type OpenApiDocument, type Schema, schemaViolations } from '../support/schema-conformance.js';
 
 /**
  * The Access surface against the real server, PostgreSQL and a real OIDC authority, enforcement
@@ -153,5 +154,38 @@ describe('the Access surface', () => {
     });
     expect((await call('PUT', '/api/access/claims', root, {})).statusCode).toBe(400);
     expect((await call('PUT', '/api/access/claims', root, { role_claim: 'roles' })).statusCode).toBe(200);
+  });
+});
+
+type Documented = OpenApiDocument & { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: Schema }> }> }>> };
+
+describe('the documented answers of the Access surface are the answers given', () => {
+  it('every route\'s 2xx body conforms to its OpenAPI schema in both directions', async () => {
+    const document = (await app.inject({ method: 'GET', url: '/api/docs/openapi.json' })).json<Documented>();
+    const conforms = (path: string, method: string, body: unknown) => {
+      const schema = document.paths[path]?.[method]?.responses['200']?.content?.['application/json']?.schema;
+      expect(schema, `a schema for ${method} ${path}`).toBeDefined();
+      expect(schemaViolations(document, schema!, body), `${method} ${path}`).toEqual([]);
+    };
+    await bench.db.query(`INSERT INTO access_observations (subject, name_claim, name_value, role_values, group_values, last_seen)
+      VALUES ('obs', 'sub', 'obs', '{reader}', '{/team}', now()) ON CONFLICT DO NOTHING`);
+    const grant = await call('PUT', '/api/access/people/email/frank@example.test', root, { roles: ['reader'] });
+    conforms('/api/access/people/{claim}/{value}', 'put', grant.json());
+    expect(grant.json().findings).toHaveLength(1);
+    conforms('/api/access/groups/{value}', 'put', (await call('PUT', '/api/access/groups/schema-team', root, { roles: ['reader'] })).json());
+    conforms('/api/access/roles/{name}', 'put', (await call('PUT', '/api/access/roles/schema-role', root, { permissions: ['runs.read'] })).json());
+    for (const [path, url] of [['/api/access', '/api/access'], ['/api/access/people', '/api/access/people'], ['/api/access/groups', '/api/access/groups'], ['/api/access/roles', '/api/access/roles']]) {
+      const body = (await call('GET', url!, root)).json();
+      conforms(path!, 'get', body);
+    }
+    const people = (await call('GET', '/api/access/people', root)).json();
+    expect(people.people.some((p: { roleSources: unknown[] }) => p.roleSources.length > 0)).toBe(true);
+    // The check can fail: a field the schema does not name is caught.
+    const roles = (await call('GET', '/api/access/roles', root)).json();
+    const schema = document.paths['/api/access/roles']!.get!.responses['200']!.content!['application/json']!.schema;
+    expect(schemaViolations(document, schema, { ...roles, extra: 1 })).toEqual(['$.extra is not in the schema']);
+    expect((await call('DELETE', '/api/access/roles/schema-role', root)).statusCode).toBe(204);
+    expect((await call('DELETE', '/api/access/people/email/frank@example.test', root)).statusCode).toBe(204);
+    expect((await call('PUT', '/api/access/groups/schema-team', root, { roles: [] })).statusCode).toBe(200);
   });
 });
