@@ -86,7 +86,7 @@ export class AccessWriter {
    */
   async planWithin(tx: EntityManager, changes: readonly AccessChange[], attribution: string, principal: Principal | null, adminRoute: AdminRouteRule): Promise<AccessBatchPlan> {
     const query = (sql: string, p?: unknown[]) => tx.query(sql, p);
-    await query('SELECT pg_advisory_xact_lock($1)', [ACCESS_WRITE_LOCK]);
+    await this.lockWithin(tx);
     const { document, claimNames } = await readAccessSnapshot(query);
     const before: AccessState = { document, claimNames };
     const days = this.config.config.observation_retention_days;
@@ -107,6 +107,11 @@ export class AccessWriter {
       if (lost) batch.refusals.push({ index: null, refusal: lost });
     }
     return batch;
+  }
+
+  /** Takes the access write lock until `tx` ends: for a caller that reads the state its changes derive from first (taking it again is harmless). */
+  async lockWithin(tx: EntityManager): Promise<void> {
+    await tx.query('SELECT pg_advisory_xact_lock($1)', [ACCESS_WRITE_LOCK]);
   }
 
   /** Writes a plan that has no refusals, and bumps the revision every replica reads per request. */
