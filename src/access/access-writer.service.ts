@@ -13,7 +13,7 @@ import { effectiveClaimNames, readAccessSnapshot } from './access-snapshot.js';
 import { AccessStoreService } from './access-store.service.js';
 import { readObservations } from './observations.reader.js';
 import { accessSlice, accessTarget } from '../changes/access-change-record.js';
-import { insertChange, newerChangesOn } from '../changes/change-record.js';
+import { insertChange, newerChangesOn, WHOLE_CONFIGURATION } from '../changes/change-record.js';
 
 /** Serialises access writes across replicas, so rules 10 and 11 judge the state the write lands on. */
 const ACCESS_WRITE_LOCK = 0x616363657373; // 'access'
@@ -62,7 +62,7 @@ export class AccessWriter {
     const result = await this.db.dataSource.transaction(async (tx): Promise<AccessWriteResult> => {
       const plan = await this.planWithin(tx, [change], attribution, principal, 'not-lost');
       if (revertOf !== null) {
-        const newer = await newerChangesOn((sql, p) => tx.query(sql, p), revertOf, accessTarget(change));
+        const newer = await newerChangesOn((sql, p) => tx.query(sql, p), revertOf, [accessTarget(change), WHOLE_CONFIGURATION]);
         if (newer.length > 0) {
           return { outcome: 'refused', refusal: { reason: 'conflict', code: 'newer_change', error: `${accessTarget(change)} was changed again after change ${revertOf}; revert the newer change(s) first`, details: { newerChanges: newer } } };
         }
