@@ -3,7 +3,7 @@ import {
   UseFilters,
 } from '@nestjs/common';
 import {
-  ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiPayloadTooLargeResponse, ApiProduces, ApiServiceUnavailableResponse, ApiTags,
+  ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiPayloadTooLargeResponse, ApiServiceUnavailableResponse, ApiTags,
   ApiUnprocessableEntityResponse, ApiUnsupportedMediaTypeResponse,
 } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -42,7 +42,6 @@ export class ConfigExchangeController {
     summary: 'Export the configuration',
     description: 'One YAML document: the effective configuration (bootstrap file with stored settings over it, `${NAME}` references as written, without `auth` and `secrets`), the access records (people, groups, custom roles, claim names; never observations) and the names of the secrets referenced or stored (never values).',
   })
-  @ApiProduces('application/yaml')
   @ApiOkResponse({ description: `${DOCUMENT}, as an attachment`, content: { 'application/yaml': { schema: { type: 'string' } } } })
   @RequirePermissions(Permission.ConfigExport, Permission.SecretsRead)
   async export(@CurrentAuth() auth: RequestAuth, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {

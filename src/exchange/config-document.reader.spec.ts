@@ -40,7 +40,7 @@ describe('the configuration document', () => {
       secrets: [{ name: 'OK' }, { name: 'A', value: 'leaked' }, { name: '1bad' }],
     };
     const { parts, problems } = readConfigDocument(bad);
-    expect(parts).toEqual({ configuration: null, access: null });
+    expect(parts).toEqual({ configuration: { queue: {} }, access: null });
     expect(problems.map((p) => p.path)).toEqual([
       'extra', 'format', 'version', 'secrets[1].value', 'secrets[2].name', 'configuration.auth', 'configuration.secrets',
       'access.claim_names.more', 'access.claim_names.group_claim', 'access.people[1]', 'access.people[2]', 'access.groups.ops', 'access.roles.auditor',

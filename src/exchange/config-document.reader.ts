@@ -6,7 +6,7 @@ import { isPlainObject } from '../config/config-reader.js';
 import { checkSettingKey } from '../settings/settings-document.js';
 import { CONFIG_DOCUMENT_FORMAT, CONFIG_DOCUMENT_VERSION, type ImportProblem } from './config-document.js';
 
-/** The parts of an import that passed their shape checks; a part that did not is null (and has problems). */
+/** The parts of an import to judge further; a part whose shape is wrong is null (its problems are listed). */
 export interface ImportedParts {
   configuration: Record<string, unknown> | null;
   access: AccessRecords | null;
@@ -65,22 +65,21 @@ export function readConfigDocument(body: unknown): { parts: ImportedParts; probl
 
 type Problem = (path: string, error: string) => void;
 
+/** The configuration less the top-level keys that cannot be settings (each a problem), so the rest is still judged. */
 function readConfiguration(value: unknown, problem: Problem): Record<string, unknown> | null {
   if (!isPlainObject(value)) {
     problem('configuration', 'configuration must be a mapping of top-level blocks ({} for none)');
     return null;
   }
-  let ok = true;
-  for (const key of Object.keys(value)) {
+  const settings: Record<string, unknown> = {};
+  for (const [key, block] of Object.entries(value)) {
     const check = checkSettingKey(key);
-    if (!check.ok) {
-      ok = false;
-      problem(`configuration.${key}`, check.code === 'bootstrap_setting'
-        ? `${check.error}; claim names travel in access.claim_names, and an import never changes the authority, audience or enforce`
-        : check.error);
-    }
+    if (check.ok) settings[key] = block;
+    else problem(`configuration.${key}`, check.code === 'bootstrap_setting'
+      ? `${check.error}; claim names travel in access.claim_names, and an import never changes the authority, audience or enforce`
+      : check.error);
   }
-  return ok ? value : null;
+  return settings;
 }
 
 function readAccess(value: unknown, problem: Problem): AccessRecords | null {
