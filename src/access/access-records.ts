@@ -27,6 +27,8 @@ export interface AccessRecords {
 /** A person as `{claim, value}`, the key a grant names them by. */
 export type PersonKey = Pick<PersonRecord, 'claim' | 'value'>;
 
+const keyOf = (p: PersonKey) => `${p.claim}\u0000${p.value}`;
+
 /** The access records now, inside the caller's transaction when `query` is one. */
 export async function readAccessRecords(query: Query, configured: ClaimNames): Promise<AccessRecords> {
   const { document, claimNames } = await readAccessSnapshot(query);
@@ -37,7 +39,6 @@ export async function readAccessRecords(query: Query, configured: ClaimNames): P
 /** Sorted throughout, so two installations holding the same records describe them identically. */
 export function accessRecordsOf(state: AccessState, byHand: readonly PersonKey[], configured: ClaimNames): AccessRecords {
   const people = new Map<string, PersonRecord>();
-  const keyOf = (p: PersonKey) => `${p.claim}\u0000${p.value}`;
   for (const p of byHand) people.set(keyOf(p), { claim: p.claim, value: p.value, roles: [] });
   for (const g of state.document.personGrants) {
     const person = people.get(keyOf(g)) ?? { claim: g.claim, value: g.value, roles: [] };
@@ -72,8 +73,8 @@ export function replacementChanges(current: AccessRecords, target: AccessRecords
   target.people.forEach((p, i) => steps.push({ change: { kind: 'grant-person', claim: p.claim, value: p.value, roles: p.roles }, path: `access.people[${i}]` }));
   for (const [value, roles] of Object.entries(target.groups)) steps.push({ change: { kind: 'map-group', value, roles }, path: `access.groups.${value}` });
 
-  const keptPeople = new Set(target.people.map((p) => `${p.claim}\u0000${p.value}`));
-  for (const p of current.people.filter((c) => !keptPeople.has(`${c.claim}\u0000${c.value}`))) {
+  const keptPeople = new Set(target.people.map(keyOf));
+  for (const p of current.people.filter((c) => !keptPeople.has(keyOf(c)))) {
     steps.push({ change: { kind: 'forget-person', claim: p.claim, value: p.value }, path: 'access.people', because: `${p.claim}=${p.value} is not in the import` });
   }
   const keptGroups = new Set(Object.keys(target.groups).map(normalizeGroupValue));

@@ -58,16 +58,17 @@ export class ConfigImportService {
       const settingsBefore = await readStoredSettings(query);
       const accessBefore = await readAccessRecords(query, this.accessStore.configuredClaimNames());
 
-      const settings = parts.configuration && importedSettings(parts.configuration, this.config.fileRaw);
+      const { configuration, access } = parts;
+      const settings = configuration && importedSettings(configuration, this.config.fileRaw);
       const warnings: ImportProblem[] = [];
-      if (settings) this.judgeConfiguration(parts.configuration!, settingsBefore, settings, problems, warnings);
-      const plan = parts.access && await this.planAccess(tx, accessBefore, parts.access, attribution, principal, problems);
-      if (problems.length > 0 || !settings || !plan || !parts.access) return { outcome: 'invalid', problems };
+      if (configuration && settings) this.judgeConfiguration(configuration, settingsBefore, settings, problems, warnings);
+      const plan = access && await this.planAccess(tx, accessBefore, access, attribution, principal, problems);
+      if (problems.length > 0 || !settings || !access || !plan) return { outcome: 'invalid', problems };
 
       await replaceStoredSettings(query, settings, attribution);
       await query('UPDATE config_revision SET revision = revision + 1');
       await this.access.writeWithin(tx, plan);
-      const accessAfter = accessRecordsOf(plan.after, parts.access.people, this.accessStore.configuredClaimNames());
+      const accessAfter = accessRecordsOf(plan.after, access.people, this.accessStore.configuredClaimNames());
       const changeId = await insertChange(query, {
         attribution, kind: IMPORT_CHANGE_KIND, target: WHOLE_CONFIGURATION,
         before: { settings: settingsBefore, access: accessBefore }, after: { settings, access: accessAfter },
