@@ -7,6 +7,8 @@ import type { StoredClaimNames } from './access-snapshot.js';
 export type AccessChange =
   | { kind: 'grant-person'; claim: string; value: string; roles: string[] }
   | { kind: 'remove-person'; claim: string; value: string }
+  /** Drops a person's grants and by-hand entry but keeps what was observed of them (an import: observations are not configuration). */
+  | { kind: 'forget-person'; claim: string; value: string }
   | { kind: 'map-group'; value: string; roles: string[] }
   | { kind: 'save-role'; name: string; permissions: string[] }
   | { kind: 'remove-role'; name: string }
@@ -71,6 +73,13 @@ export function planAccessChange(input: PlanInput): AccessPlan {
         ['DELETE FROM access_people WHERE claim = $1 AND value = $2', [change.claim, change.value]],
         // The record goes with the grant (spec "Observation"): under its name claim, or its subject when named by `sub`.
         ['DELETE FROM access_observations WHERE (name_claim = $1 AND name_value = $2) OR ($1 = \'sub\' AND subject = $2)', [change.claim, change.value]],
+      ]);
+    }
+    case 'forget-person': {
+      const others = doc.personGrants.filter((g) => !(g.claim === change.claim && g.value === change.value));
+      return planned({ ...before, document: { ...doc, personGrants: others } }, [
+        ['DELETE FROM access_person_grants WHERE claim = $1 AND value = $2', [change.claim, change.value]],
+        ['DELETE FROM access_people WHERE claim = $1 AND value = $2', [change.claim, change.value]],
       ]);
     }
     case 'map-group': {

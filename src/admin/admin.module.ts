@@ -2,19 +2,22 @@ import { Module } from '@nestjs/common';
 import { AccessReader } from '../access/access-reader.service.js';
 import { AccessWriter } from '../access/access-writer.service.js';
 import { ConfigChangesService } from '../changes/config-changes.service.js';
+import { ConfigExportService } from '../exchange/config-export.service.js';
+import { ConfigImportService } from '../exchange/config-import.service.js';
 import { SecretsStore } from '../secrets/secrets-store.service.js';
 import { SecretsWriter } from '../secrets/secrets-writer.service.js';
 import { AccessController } from './access.controller.js';
 import { ConfigChangesController } from './config-changes.controller.js';
+import { ConfigExchangeController } from './config-exchange.controller.js';
 import { SecretsController } from './secrets.controller.js';
 
 /**
- * The admin plane: the Access surface, stored secrets and the change feed (AccessStoreService
- * comes from the global AuthModule). SecretsStore also keeps every replica's configuration
- * resolved against the stored secrets, whether or not anyone calls these routes.
+ * The admin plane: the Access surface, stored secrets, the change feed and configuration export
+ * and import (AccessStoreService comes from the global AuthModule). SecretsStore also keeps every
+ * replica's configuration resolved against the stored secrets, whether or not anyone calls these routes.
  */
 @Module({
-  controllers: [AccessController, SecretsController, ConfigChangesController],
-  providers: [AccessReader, AccessWriter, SecretsStore, SecretsWriter, ConfigChangesService],
+  controllers: [AccessController, SecretsController, ConfigChangesController, ConfigExchangeController],
+  providers: [AccessReader, AccessWriter, SecretsStore, SecretsWriter, ConfigChangesService, ConfigExportService, ConfigImportService],
 })
 export class AdminModule {}

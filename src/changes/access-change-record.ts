@@ -6,7 +6,8 @@ import { type ClaimNames, normalizeGroupValue } from '../auth/role-resolution.js
 export function accessTarget(change: AccessChange): string {
   switch (change.kind) {
     case 'grant-person':
-    case 'remove-person': return `person:${change.claim}:${change.value}`;
+    case 'remove-person':
+    case 'forget-person': return `person:${change.claim}:${change.value}`;
     case 'map-group': return `group:${normalizeGroupValue(change.value)}`;
     case 'save-role':
     case 'remove-role': return `role:${foldRoleName(change.name)}`;
@@ -26,7 +27,8 @@ export function accessSlice(change: AccessChange, state: AccessState): Slice {
   const doc = state.document;
   switch (change.kind) {
     case 'grant-person':
-    case 'remove-person': {
+    case 'remove-person':
+    case 'forget-person': {
       const roles = doc.personGrants.filter((g) => g.claim === change.claim && g.value === change.value).map((g) => g.role).sort();
       return { claim: change.claim, value: change.value, roles };
     }
@@ -54,7 +56,8 @@ export function inverseAccessChange(kind: string, target: string, before: unknow
   const b = before as Record<string, any> | null;
   switch (kind) {
     case 'access.grant-person':
-    case 'access.remove-person': return b && { kind: 'grant-person', claim: b.claim, value: b.value, roles: b.roles };
+    case 'access.remove-person':
+    case 'access.forget-person': return b && { kind: 'grant-person', claim: b.claim, value: b.value, roles: b.roles };
     case 'access.map-group': return b && { kind: 'map-group', value: b.value, roles: b.roles };
     case 'access.save-role':
     case 'access.remove-role':

@@ -3,12 +3,15 @@ export const MASKED = '***';
 
 export type Query = (sql: string, parameters?: unknown[]) => Promise<any[]>;
 
+/** The target of a change that rewrote every stored setting and access record (an import); secrets it leaves alone. */
+export const WHOLE_CONFIGURATION = 'configuration';
+
 /** One write of secrets or access (spec "Attribution": the `name_claim` principal, or `dashboard`). */
 export interface ChangeEntry {
   attribution: string;
-  /** `secret.put`, `secret.delete`, or `access.<change kind>` (`access.grant-person`, …). */
+  /** `secret.put`, `secret.delete`, `access.<change kind>` (`access.grant-person`, …), or `config.import`. */
   kind: string;
-  /** What was written: `secret:NAME`, `person:claim:value`, `group:value`, `role:name`, `claims`. */
+  /** What was written: `secret:NAME`, `person:claim:value`, `group:value`, `role:name`, `claims`, or `configuration` (all of it). */
   target: string;
   before: unknown;
   after: unknown;
@@ -62,8 +65,11 @@ export async function readChange(query: Query, id: number): Promise<(ChangeRow &
   return row ? { ...rowOf(row), beforeSecret: row.before_secret } : null;
 }
 
-/** Ids of later changes of the same target: a revert on top of them would silently undo them too. */
-export async function newerChangesOn(query: Query, id: number, target: string): Promise<number[]> {
-  const rows = await query('SELECT id FROM config_changes WHERE target = $1 AND id > $2 ORDER BY id', [target, id]);
+/**
+ * Ids of later changes of any of `targets`: a revert on top of them would silently undo them too.
+ * A target an import rewrites names WHOLE_CONFIGURATION among them.
+ */
+export async function newerChangesOn(query: Query, id: number, targets: readonly string[]): Promise<number[]> {
+  const rows = await query('SELECT id FROM config_changes WHERE target = ANY($1) AND id > $2 ORDER BY id', [targets, id]);
   return rows.map((r) => Number(r.id));
 }

@@ -56,7 +56,7 @@ export class SecretsWriter {
       const query = (sql: string, p?: unknown[]) => tx.query(sql, p);
       await query('SELECT pg_advisory_xact_lock($1)', [SECRETS_WRITE_LOCK]);
       if (revertOf !== null) {
-        const newer = await newerChangesOn(query, revertOf, secretTarget(name));
+        const newer = await newerChangesOn(query, revertOf, [secretTarget(name)]);
         if (newer.length > 0) return refused('conflict', 'newer_change', `secret ${name} was changed again after change ${revertOf}; revert the newer change(s) first`, { newerChanges: newer });
       }
       const [existing]: { value: Buffer }[] = await query('SELECT value FROM secrets WHERE name = $1', [name]);

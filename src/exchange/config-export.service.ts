@@ -1,0 +1,46 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { readAccessRecords } from '../access/access-records.js';
+import { AccessStoreService } from '../access/access-store.service.js';
+import { SERVICE_ENVIRONMENT } from '../config/config.tokens.js';
+import { ConfigService } from '../config/config.service.js';
+import type { ServiceEnvironment } from '../config/environment.js';
+import { DatabaseService } from '../database/database.service.js';
+import { CONFIG_DOCUMENT_FORMAT, CONFIG_DOCUMENT_VERSION, type ConfigDocument } from './config-document.js';
+import { exportedConfiguration, secretReferences, secretSources } from './configuration-exchange.js';
+import { readStoredSettings } from './stored-settings.js';
+
+/**
+ * Builds the configuration document (spec: config.export + secrets.read). The stored settings,
+ * the access records and the stored secrets' names are read from the database in one snapshot
+ * (not from this replica's caches, which may trail a write on another replica by a second).
+ * Observations and every secret value stay out.
+ */
+@Injectable()
+export class ConfigExportService {
+  constructor(
+    private readonly db: DatabaseService,
+    private readonly config: ConfigService,
+    private readonly accessStore: AccessStoreService,
+    @Inject(SERVICE_ENVIRONMENT) private readonly env: ServiceEnvironment,
+  ) {}
+
+  async export(attribution: string, now = new Date()): Promise<ConfigDocument> {
+    const configured = this.accessStore.configuredClaimNames();
+    const { settings, access, storedNames } = await this.db.dataSource.transaction('REPEATABLE READ', async (tx) => {
+      const query = (sql: string, p?: unknown[]) => tx.query(sql, p);
+      const rows: { name: string }[] = await query('SELECT name FROM secrets ORDER BY name');
+      return { settings: await readStoredSettings(query), access: await readAccessRecords(query, configured), storedNames: rows.map((r) => r.name) };
+    });
+    const configuration = exportedConfiguration(this.config.fileRaw, settings);
+    const { secrets, stored_secrets } = this.config.config;
+    return {
+      format: CONFIG_DOCUMENT_FORMAT,
+      version: CONFIG_DOCUMENT_VERSION,
+      exported_at: now.toISOString(),
+      exported_by: attribution,
+      configuration,
+      access,
+      secrets: secretReferences(configuration, storedNames, secretSources(secrets, stored_secrets, this.env.variables)),
+    };
+  }
+}

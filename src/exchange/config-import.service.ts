@@ -1,0 +1,121 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { type AccessRecords, accessRecordsOf, readAccessRecords, replacementChanges } from '../access/access-records.js';
+import { AccessStoreService } from '../access/access-store.service.js';
+import { type AccessBatchPlan, AccessWriter } from '../access/access-writer.service.js';
+import type { Principal } from '../auth/principal.js';
+import { insertChange, WHOLE_CONFIGURATION } from '../changes/change-record.js';
+import { SERVICE_ENVIRONMENT } from '../config/config.tokens.js';
+import { ConfigService } from '../config/config.service.js';
+import type { ServiceEnvironment } from '../config/environment.js';
+import { DatabaseService } from '../database/database.service.js';
+import { SecretsStore } from '../secrets/secrets-store.service.js';
+import { validateSettings } from '../settings/settings-validation.js';
+import type { ImportProblem } from './config-document.js';
+import { readConfigDocument } from './config-document.reader.js';
+import { importedSettings, secretSources, unresolvedReferences } from './configuration-exchange.js';
+import { readStoredSettings, replaceStoredSettings } from './stored-settings.js';
+
+/** Serialises imports across replicas. */
+const CONFIG_IMPORT_LOCK = 0x696d706f7274; // 'import'
+
+/** The change record's kind; it is not revertible (the feed's revert answers 409 not_revertible): import the earlier export instead. */
+export const IMPORT_CHANGE_KIND = 'config.import';
+
+export type ImportResult =
+  | { outcome: 'imported'; changeId: number; settings: Record<string, unknown>; access: AccessRecords; warnings: ImportProblem[] }
+  | { outcome: 'invalid'; problems: ImportProblem[] };
+
+/**
+ * Imports a configuration document (spec: config.import + secrets.write). Everything is judged
+ * before anything is written: the document's shape, the configuration as the loader reads it over
+ * this installation's bootstrap file, every `${NAME}` it references against this installation's
+ * secrets, and the access records through AccessWriter's own planner and rules 9–11. Then, in one
+ * transaction, the stored settings and the access records are replaced (not merged), both
+ * revisions bumped and one change record written.
+ */
+@Injectable()
+export class ConfigImportService {
+  private readonly logger = new Logger('ConfigImport');
+
+  constructor(
+    private readonly db: DatabaseService,
+    private readonly config: ConfigService,
+    private readonly access: AccessWriter,
+    private readonly accessStore: AccessStoreService,
+    private readonly secrets: SecretsStore,
+    @Inject(SERVICE_ENVIRONMENT) private readonly env: ServiceEnvironment,
+  ) {}
+
+  async import(body: unknown, attribution: string, principal: Principal | null): Promise<ImportResult> {
+    const { parts, problems } = readConfigDocument(body);
+    // References are judged against the stored secrets as they are now, not as last polled.
+    await this.secrets.refresh();
+    const result = await this.db.dataSource.transaction(async (tx): Promise<ImportResult> => {
+      const query = (sql: string, p?: unknown[]) => tx.query(sql, p);
+      await query('SELECT pg_advisory_xact_lock($1)', [CONFIG_IMPORT_LOCK]);
+      await this.access.lockWithin(tx);
+      const settingsBefore = await readStoredSettings(query);
+      const accessBefore = await readAccessRecords(query, this.accessStore.configuredClaimNames());
+
+      const { configuration, access } = parts;
+      const settings = configuration && importedSettings(configuration, this.config.fileRaw);
+      const warnings: ImportProblem[] = [];
+      if (configuration && settings) this.judgeConfiguration(configuration, settingsBefore, settings, problems, warnings);
+      const plan = access && await this.planAccess(tx, accessBefore, access, attribution, principal, problems);
+      if (problems.length > 0 || !settings || !access || !plan) return { outcome: 'invalid', problems };
+
+      await replaceStoredSettings(query, settings, attribution);
+      await query('UPDATE config_revision SET revision = revision + 1');
+      await this.access.writeWithin(tx, plan);
+      const accessAfter = accessRecordsOf(plan.after, access.people, this.accessStore.configuredClaimNames());
+      const changeId = await insertChange(query, {
+        attribution, kind: IMPORT_CHANGE_KIND, target: WHOLE_CONFIGURATION,
+        before: { settings: settingsBefore, access: accessBefore }, after: { settings, access: accessAfter },
+      });
+      return { outcome: 'imported', changeId, settings, access: accessAfter, warnings };
+    });
+    if (result.outcome === 'imported') this.refreshThisReplica(result.settings);
+    return result;
+  }
+
+  /**
+   * The configuration as the loader reads it over this installation's bootstrap file. Every
+   * top-level key is a changed key (the import replaces them all); a `${NAME}` that resolves to
+   * nothing here is named once, as itself, not again as the loader's "unset" finding.
+   */
+  private judgeConfiguration(configuration: Record<string, unknown>, before: Record<string, unknown>, settings: Record<string, unknown>,
+    problems: ImportProblem[], warnings: ImportProblem[]): void {
+    const config = this.config.config;
+    const sourceOf = secretSources(config.secrets, config.stored_secrets, this.env.variables);
+    const missing = unresolvedReferences(configuration, sourceOf);
+    for (const [path, names] of missing) {
+      problems.push({ path: `configuration.${path}`, error: `references ${names.map((n) => `\${${n}}`).join(', ')}, which this installation cannot resolve: store it as a secret (PUT /api/secrets/${names[0]}), or add it to the bootstrap file's secrets block or the environment, then import again` });
+    }
+    const changed = [...new Set([...Object.keys(before), ...Object.keys(settings)])];
+    const verdict = validateSettings(this.env, this.config.fileRaw, config.stored_secrets, before, settings, changed);
+    const at = (field: string | null) => (field ? `configuration.${field}` : 'configuration');
+    for (const f of verdict.problems) if (f.field === null || !missing.has(f.field)) problems.push({ path: at(f.field), error: f.reason });
+    for (const f of verdict.warnings) warnings.push({ path: at(f.field), error: f.reason });
+  }
+
+  /** Plans the replacement through AccessWriter (rules 9–11, on the state each change lands on); refusals become problems at their place in the document. */
+  private async planAccess(tx: EntityManager, before: AccessRecords, target: AccessRecords, attribution: string, principal: Principal | null,
+    problems: ImportProblem[]): Promise<AccessBatchPlan> {
+    const steps = replacementChanges(before, target);
+    const plan = await this.access.planWithin(tx, steps.map((s) => s.change), attribution, principal, 'required');
+    for (const { index, refusal } of plan.refusals) {
+      const step = index === null ? null : steps[index]!;
+      const routes = refusal.details?.routes ? ` (routes: ${(refusal.details.routes as string[]).join(', ')})` : '';
+      problems.push({ path: step?.path ?? 'access', error: `${step?.because ? `${step.because}: ` : ''}${refusal.error}${routes}` });
+    }
+    return plan;
+  }
+
+  /** Other replicas notice both revisions move; this one applies the import before answering. */
+  private refreshThisReplica(settings: Record<string, unknown>): void {
+    this.config.setStoredSettings(settings);
+    this.accessStore.invalidate();
+    this.logger.log(`configuration imported: ${Object.keys(settings).length} stored setting(s) replaced, access records replaced`);
+  }
+}

@@ -1,0 +1,82 @@
+import { isPlainObject } from '../config/config-reader.js';
+import { secretUses } from '../secrets/secret-uses.js';
+import { checkSettingKey, type StoredSettings, withSettings } from '../settings/settings-document.js';
+
+/**
+ * Top-level blocks the `configuration` of an export leaves out. `auth`: its authority, audience
+ * and enforce are bootstrap settings an import cannot change, its claim names travel in
+ * `access.claim_names`, and its group_roles / roles were imported into the store once (rule 13).
+ * `secrets`: it holds values; the document's `secrets` lists the names only.
+ */
+export const NOT_EXCHANGED: readonly string[] = ['auth', 'secrets'];
+
+/** Where a `${NAME}` resolves on an installation, in the loader's order (the file's secrets block, a stored secret, the environment). */
+export type SecretSource = 'file' | 'stored' | 'environment' | 'unresolved';
+
+/** One name of the document's `secrets`: a reference, never a value. */
+export interface SecretReference {
+  name: string;
+  source: SecretSource;
+  /** Configuration keys referencing it (dotted, as the loader names them). */
+  used_by: string[];
+}
+
+/**
+ * What the source installation runs on: the bootstrap file with the stored settings over it,
+ * `${NAME}` references as written, less the blocks that are not exchanged and blocks that are
+ * null (absent), with mapping keys sorted so equal configurations export identically.
+ */
+export function exportedConfiguration(fileDocument: unknown, settings: StoredSettings): Record<string, unknown> {
+  const effective = withSettings(fileDocument, settings);
+  if (!isPlainObject(effective)) return {};
+  const carried = Object.entries(effective).filter(([key, value]) => !NOT_EXCHANGED.includes(key) && value !== null && value !== undefined);
+  return canonical(Object.fromEntries(carried)) as Record<string, unknown>;
+}
+
+/**
+ * The stored settings an import writes (they replace all stored settings): each block of the
+ * configuration at its own top-level key, and null over every block the target's bootstrap file
+ * has and the configuration does not, so the file cannot add what the source did not run with.
+ */
+export function importedSettings(configuration: Readonly<Record<string, unknown>>, fileDocument: unknown): Record<string, unknown> {
+  const settings: Record<string, unknown> = { ...configuration };
+  for (const key of Object.keys(isPlainObject(fileDocument) ? fileDocument : {})) {
+    if (!NOT_EXCHANGED.includes(key) && !Object.hasOwn(settings, key) && checkSettingKey(key).ok) settings[key] = null;
+  }
+  return settings;
+}
+
+/** Resolves names as the loader does: the file's secrets block, then the stored secrets, then a non-empty environment variable. */
+export function secretSources(
+  fileSecrets: Readonly<Record<string, string>>, storedSecrets: Readonly<Record<string, string>>, variables: Readonly<Record<string, string | undefined>>,
+): (name: string) => SecretSource {
+  return (name) => {
+    if (Object.hasOwn(fileSecrets, name)) return 'file';
+    if (Object.hasOwn(storedSecrets, name)) return 'stored';
+    return Object.hasOwn(variables, name) && (variables[name] ?? '') !== '' ? 'environment' : 'unresolved';
+  };
+}
+
+/** Every name the configuration references, plus `alsoListed` (the stored secrets), sorted; values never. */
+export function secretReferences(configuration: unknown, alsoListed: readonly string[], sourceOf: (name: string) => SecretSource): SecretReference[] {
+  const uses = secretUses(configuration);
+  const names = [...new Set([...uses.keys(), ...alsoListed])].sort();
+  return names.map((name) => ({ name, source: sourceOf(name), used_by: uses.get(name) ?? [] }));
+}
+
+/** Configuration keys whose `${NAME}` references do not all resolve, with the names that do not. */
+export function unresolvedReferences(configuration: unknown, sourceOf: (name: string) => SecretSource): Map<string, string[]> {
+  const missing = new Map<string, string[]>();
+  for (const [name, paths] of secretUses(configuration)) {
+    if (sourceOf(name) !== 'unresolved') continue;
+    for (const path of paths) missing.set(path, [...(missing.get(path) ?? []), name]);
+  }
+  return missing;
+}
+
+/** A copy with every mapping's keys in order (lists keep theirs). */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (!isPlainObject(value)) return value;
+  return Object.fromEntries(Object.keys(value).sort().map((key) => [key, canonical(value[key])]));
+}
