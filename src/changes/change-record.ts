@@ -3,12 +3,12 @@ export const MASKED = '***';
 
 export type Query = (sql: string, parameters?: unknown[]) => Promise<any[]>;
 
-/** One write of secrets or access (spec "Attribution": the `name_claim` principal, or `dashboard`). */
+/** One write of secrets, settings or access (spec "Attribution": the `name_claim` principal, or `dashboard`). */
 export interface ChangeEntry {
   attribution: string;
-  /** `secret.put`, `secret.delete`, or `access.<change kind>` (`access.grant-person`, …). */
+  /** `secret.put`, `secret.delete`, `setting.put`, `setting.delete`, or `access.<change kind>` (`access.grant-person`, …). */
   kind: string;
-  /** What was written: `secret:NAME`, `person:claim:value`, `group:value`, `role:name`, `claims`. */
+  /** What was written: `secret:NAME`, `setting:dotted.key`, `person:claim:value`, `group:value`, `role:name`, `claims`. */
   target: string;
   before: unknown;
   after: unknown;

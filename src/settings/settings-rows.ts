@@ -8,10 +8,11 @@ export interface StoredSettingRow {
   updatedBy: string;
 }
 
-/** Every row of `config_settings`, by key. */
-export async function readSettingRows(query: Query): Promise<StoredSettingRow[]> {
-  const rows: { key: string; value: unknown; updated_at: Date; updated_by: string }[] =
-    await query('SELECT key, value, updated_at, updated_by FROM config_settings ORDER BY key');
+/** Every row of `config_settings` by key, or the one at `key`. */
+export async function readSettingRows(query: Query, key: string | null = null): Promise<StoredSettingRow[]> {
+  const rows: { key: string; value: unknown; updated_at: Date; updated_by: string }[] = key === null
+    ? await query('SELECT key, value, updated_at, updated_by FROM config_settings ORDER BY key')
+    : await query('SELECT key, value, updated_at, updated_by FROM config_settings WHERE key = $1', [key]);
   return rows.map((r) => ({ key: r.key, value: r.value, updatedAt: new Date(r.updated_at).toISOString(), updatedBy: r.updated_by }));
 }
 
