@@ -4,18 +4,23 @@ import { AccessWriter } from '../access/access-writer.service.js';
 import { ConfigChangesService } from '../changes/config-changes.service.js';
 import { SecretsStore } from '../secrets/secrets-store.service.js';
 import { SecretsWriter } from '../secrets/secrets-writer.service.js';
+import { ConfigCatalog } from '../settings/config-catalog.service.js';
+import { SettingsWriter } from '../settings/settings-writer.service.js';
 import { StoredConfigSync } from '../stored-config/stored-config-sync.service.js';
 import { AccessController } from './access.controller.js';
 import { ConfigChangesController } from './config-changes.controller.js';
+import { ConfigSettingsController } from './config-settings.controller.js';
+import { ConfigController } from './config.controller.js';
 import { SecretsController } from './secrets.controller.js';
 
 /**
- * The admin plane: the Access surface, stored secrets and the change feed (AccessStoreService
+ * The admin plane: the Access surface, stored secrets, the configuration catalog and stored
+ * settings, and the change feed (AccessStoreService
  * comes from the global AuthModule). StoredConfigSync also keeps every replica's configuration
  * in step with the stored secrets and settings, whether or not anyone calls these routes.
  */
 @Module({
-  controllers: [AccessController, SecretsController, ConfigChangesController],
-  providers: [AccessReader, AccessWriter, SecretsStore, StoredConfigSync, SecretsWriter, ConfigChangesService],
+  controllers: [AccessController, SecretsController, ConfigChangesController, ConfigController, ConfigSettingsController],
+  providers: [AccessReader, AccessWriter, SecretsStore, StoredConfigSync, SecretsWriter, SettingsWriter, ConfigCatalog, ConfigChangesService],
 })
 export class AdminModule {}
