@@ -16,7 +16,8 @@ import { type SettingWriteResult, SettingsWriter } from '../settings/settings-wr
 import { SettingKeyParams, SettingValueBody } from './dto/setting-dto.js';
 import { refusalOf } from './refusal.js';
 
-const SETTING = '`{key, value, source, keys: [{key, value, source, …}], stored: {key, value, updatedAt, updatedBy} | null, bootstrap}`';
+const SETTING = 'key, value, source, keys: [{key, value, source, …}], stored: {key, value, updatedAt, updatedBy} | null, bootstrap';
+const WRITTEN = `\`{${SETTING}, change, warnings: [{field, severity, reason}], overriddenBy: [key]}\``;
 const REFUSED_422 = 'code invalid_key, not_a_setting, literal_secret (with `fields`: store the value under /api/secrets and save `${NAME}`) or invalid_setting (with `findings`: each `{field, severity, reason}`, an unknown key included)';
 
 /**
@@ -46,7 +47,7 @@ export class ConfigSettingsController {
 
   @Get(':key')
   @ApiOperation({ summary: 'One key in force', description: 'The value in force at the key (a block: everything under it), its source, each key under it, and the setting stored at exactly this key if any.' })
-  @ApiOkResponse({ description: SETTING })
+  @ApiOkResponse({ description: `\`{${SETTING}}\`` })
   @ApiNotFoundResponse({ type: ErrorBodyDto, description: 'nothing is in force at the key' })
   @RequirePermissions(Permission.ConfigRead)
   async get(@Param() p: SettingKeyParams) {
@@ -63,7 +64,7 @@ export class ConfigSettingsController {
     description: 'Lays the value over the bootstrap file at the key; validated as the loader reads it (only what the save changes can refuse it), '
       + 'applied on this replica before the answer and on every other within a second. A stored key below this one still wins over it (`overriddenBy`).',
   })
-  @ApiOkResponse({ description: `${SETTING.slice(0, -2)}, change, warnings: [{field, severity, reason}], overriddenBy: [key]}\`` })
+  @ApiOkResponse({ description: WRITTEN })
   @ApiConflictResponse({ type: ErrorBodyDto, description: 'code bootstrap_setting: auth.authority, auth.audience and auth.enforce change only in the file or environment, with a restart' })
   @ApiUnprocessableEntityResponse({ type: ErrorBodyDto, description: REFUSED_422 })
   @RequirePermissions(Permission.ConfigWrite)
@@ -73,7 +74,7 @@ export class ConfigSettingsController {
 
   @Delete(':key')
   @ApiOperation({ summary: 'Remove a setting', description: 'The key goes back to the bootstrap file\'s value, or the default; validated like a save.' })
-  @ApiOkResponse({ description: `${SETTING.slice(0, -2)}, change, warnings, overriddenBy}\` (what is in force now)` })
+  @ApiOkResponse({ description: `${WRITTEN}: what is in force now` })
   @ApiNotFoundResponse({ type: ErrorBodyDto, description: 'no setting is stored at the key' })
   @ApiConflictResponse({ type: ErrorBodyDto, description: 'code bootstrap_setting' })
   @ApiUnprocessableEntityResponse({ type: ErrorBodyDto, description: REFUSED_422 })

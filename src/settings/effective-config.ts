@@ -9,16 +9,17 @@ import { isAtOrUnder, leavesOf, mapLeaves, overlay } from './config-tree.js';
 import { type StoredSettings, settingCovering } from './settings-document.js';
 
 /**
- * Where a value in force comes from, highest precedence first:
+ * Where a value in force comes from:
+ * - `environment`: an environment variable gives it: a SERVICE_AUTH_* variable (it wins over the
+ *   file and a stored setting, field by field), a PLATFORM_*_WEBHOOK_* secret where neither sets
+ *   the key, or `${NAME}` references that all resolve from the environment (outside a stored setting);
  * - `store`: a stored setting covers the key (saved on the dashboard or imported);
- * - `environment`: an environment variable gives it (a SERVICE_AUTH_* variable, a
- *   PLATFORM_*_WEBHOOK_* secret the file does not set), or the key is written in the file as
- *   `${NAME}` references that all resolve from the environment;
- * - `file`: written in the bootstrap file (references resolved by its `secrets:` block or by
- *   stored secrets included; `references` says which);
+ * - `file`: written in the bootstrap file (references resolved by its `secrets:` block or by stored
+ *   secrets included; `references` says which);
  * - `default`: built in.
  */
 export type ConfigSource = 'store' | 'environment' | 'file' | 'default';
+/** The order a block's one `source` is told in: whichever comes first among its keys. */
 export const SOURCE_PRECEDENCE: readonly ConfigSource[] = ['store', 'environment', 'file', 'default'];
 
 /** Where one `${NAME}` resolves: the file's `secrets:` block, a stored secret, the environment, or nowhere. */

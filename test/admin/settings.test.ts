@@ -189,6 +189,8 @@ describe('a saved setting', () => {
     expect((await call('GET', '/api/config/settings/secrets', carol)).statusCode).toBe(404);
     expect((await call('GET', '/api/config/settings/a..b', carol)).statusCode).toBe(400);
     expect((await call('DELETE', '/api/config/settings/queue.lease_ttl_seconds', carol)).statusCode).toBe(404);
+    // The router's own limit on a path parameter.
+    expect((await call('PUT', `/api/config/settings/${'a'.repeat(120)}`, carol, { value: 1 })).statusCode).toBe(414);
     expect(parallelRuns(a)).toBe(8);
   });
 

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { IsString, Length, ValidateBy } from 'class-validator';
 
-/** Fastify matches a path parameter of at most 100 characters (its maxParamLength). */
+/** Fastify answers 414 for a path parameter over 100 characters (its maxParamLength). */
 const MAX_KEY_LENGTH = 100;
 /** A setting is a value of the configuration, not a document store: 64 KiB of JSON at most. */
 export const MAX_SETTING_BYTES = 65_536;
