@@ -21,9 +21,9 @@ export class ConfigService {
   private readonly logger = new Logger(ConfigService.name);
   private loaded: LoadedConfig;
   private readonly listeners = new Set<Listener>();
-  /** Decrypted stored secrets (SecretsService keeps them current); `${NAME}` resolves against them. */
+  /** Decrypted stored secrets (StoredConfigSync keeps them current); `${NAME}` resolves against them. */
   private stored: Readonly<Record<string, string>> = {};
-  /** Stored settings (SettingsStore keeps them current), laid over the file before it is read. */
+  /** Stored settings (StoredConfigSync keeps them current), laid over the file before it is read. */
   private settings: StoredSettings = {};
   /** auth.authority / audience / enforce as first loaded: the token validator was built from them. */
   private boot: BootstrapValues | null = null;
