@@ -30,6 +30,10 @@ describe('validateSettings: what a save must not hold', () => {
     expect(webhook.literalSecrets).toEqual(['webhooks.platform_a_secret']);
     const agent = validateSettings(env, {}, {}, {}, { agent: { api_key: 'sk-1', model: 'm' } }, ['agent']);
     expect(agent.literalSecrets).toEqual(['agent.api_key']);
+    const tracker = validateSettings(env, {}, {}, {}, { 'projects.bill': { tracker: 'platform-d', platform_d_trigger: { credentials: 'bot:api-token', secret: '${HMAC}' } } }, ['projects.bill']);
+    expect(tracker.literalSecrets).toEqual(['projects.bill.platform_d_trigger.credentials']);
+    const registry = validateSettings(env, {}, {}, {}, { 'sandbox.registry': { server: 'r.example', username: 'u', password: 'pw' } }, ['sandbox.registry']);
+    expect(registry.literalSecrets).toEqual(['sandbox.registry.password']);
     const reference = validateSettings(env, {}, { TOKEN: 'x' }, {}, { 'projects.shop': repo('${TOKEN}') }, ['projects.shop']);
     expect(reference.literalSecrets).toEqual([]);
   });
