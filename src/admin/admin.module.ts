@@ -6,18 +6,27 @@ import { ConfigExportService } from '../exchange/config-export.service.js';
 import { ConfigImportService } from '../exchange/config-import.service.js';
 import { SecretsStore } from '../secrets/secrets-store.service.js';
 import { SecretsWriter } from '../secrets/secrets-writer.service.js';
+import { ConfigCatalog } from '../settings/config-catalog.service.js';
+import { SettingsWriter } from '../settings/settings-writer.service.js';
+import { StoredConfigSync } from '../stored-config/stored-config-sync.service.js';
 import { AccessController } from './access.controller.js';
 import { ConfigChangesController } from './config-changes.controller.js';
 import { ConfigExchangeController } from './config-exchange.controller.js';
+import { ConfigSettingsController } from './config-settings.controller.js';
+import { ConfigController } from './config.controller.js';
 import { SecretsController } from './secrets.controller.js';
 
 /**
- * The admin plane: the Access surface, stored secrets, the change feed and configuration export
- * and import (AccessStoreService comes from the global AuthModule). SecretsStore also keeps every
- * replica's configuration resolved against the stored secrets, whether or not anyone calls these routes.
+ * The admin plane: the Access surface, stored secrets, the configuration catalog and stored
+ * settings, the change feed, and configuration export and import (AccessStoreService comes from
+ * the global AuthModule). StoredConfigSync also keeps every replica's configuration in step with
+ * the stored secrets and settings, whether or not anyone calls these routes.
  */
 @Module({
-  controllers: [AccessController, SecretsController, ConfigChangesController, ConfigExchangeController],
-  providers: [AccessReader, AccessWriter, SecretsStore, SecretsWriter, ConfigChangesService, ConfigExportService, ConfigImportService],
+  controllers: [AccessController, SecretsController, ConfigChangesController, ConfigController, ConfigSettingsController, ConfigExchangeController],
+  providers: [
+    AccessReader, AccessWriter, SecretsStore, StoredConfigSync, SecretsWriter, SettingsWriter, ConfigCatalog, ConfigChangesService,
+    ConfigExportService, ConfigImportService,
+  ],
 })
 export class AdminModule {}

@@ -6,12 +6,12 @@ export type Query = (sql: string, parameters?: unknown[]) => Promise<any[]>;
 /** The target of a change that rewrote every stored setting and access record (an import); secrets it leaves alone. */
 export const WHOLE_CONFIGURATION = 'configuration';
 
-/** One write of secrets or access (spec "Attribution": the `name_claim` principal, or `dashboard`). */
+/** One write of secrets, settings or access (spec "Attribution": the `name_claim` principal, or `dashboard`). */
 export interface ChangeEntry {
   attribution: string;
-  /** `secret.put`, `secret.delete`, `access.<change kind>` (`access.grant-person`, …), or `config.import`. */
+  /** `secret.put`, `secret.delete`, `setting.put`, `setting.delete`, `access.<change kind>` (`access.grant-person`, …), or `config.import`. */
   kind: string;
-  /** What was written: `secret:NAME`, `person:claim:value`, `group:value`, `role:name`, `claims`, or `configuration` (all of it). */
+  /** What was written: `secret:NAME`, `setting:dotted.key`, `person:claim:value`, `group:value`, `role:name`, `claims`, or `configuration` (all of it). */
   target: string;
   before: unknown;
   after: unknown;

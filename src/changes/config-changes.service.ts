@@ -5,6 +5,7 @@ import type { Principal } from '../auth/principal.js';
 import { DatabaseService } from '../database/database.service.js';
 import { SecretsStore } from '../secrets/secrets-store.service.js';
 import { SecretsWriter } from '../secrets/secrets-writer.service.js';
+import { SettingsWriter } from '../settings/settings-writer.service.js';
 import { inverseAccessChange } from './access-change-record.js';
 import { readChange, readChanges } from './change-record.js';
 
@@ -12,7 +13,7 @@ export type RevertResult = { outcome: 'reverted'; changeId: number } | { outcome
 
 /**
  * The change feed and revert. A revert is a save like any other, through the same writer (access
- * rules 9–12, a secret's in-use rule), recorded as its own change with `revertOf`; it is refused
+ * rules 9–12, a secret's in-use rule, a setting's validation), recorded as its own change with `revertOf`; it is refused
  * when a newer change touched the same target, so it never undoes what it does not show.
  */
 @Injectable()
@@ -22,6 +23,7 @@ export class ConfigChangesService {
     private readonly access: AccessWriter,
     private readonly secrets: SecretsWriter,
     private readonly store: SecretsStore,
+    private readonly settings: SettingsWriter,
   ) {}
 
   list(limit: number, offset: number) {
@@ -37,6 +39,11 @@ export class ConfigChangesService {
       const value = this.store.open(name, record.beforeSecret);
       if (value === null) return refused('conflict', 'unreadable', `the previous value of secret ${name} cannot be decrypted with the current SERVICE_SECRETS_KEY`);
       return outcome(await this.secrets.save(name, value, attribution, id));
+    }
+    if (record.kind.startsWith('setting.')) {
+      const key = record.target.slice('setting:'.length);
+      const before = record.before as { value: unknown } | null;
+      return outcome(before === null ? await this.settings.remove(key, attribution, id) : await this.settings.save(key, before.value, attribution, id));
     }
     const inverse = inverseAccessChange(record.kind, record.target, record.before);
     if (!inverse) return refused('conflict', 'not_revertible', `change ${id} (${record.kind}) cannot be reverted`);

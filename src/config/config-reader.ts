@@ -16,6 +16,12 @@ export function emptyMap<T>(): Record<string, T> {
   return Object.create(null) as Record<string, T>;
 }
 
+/** A value the loader read as a secret: where, and as written (before any `${NAME}` resolved). */
+export interface SecretField {
+  path: string;
+  written: unknown;
+}
+
 /** Where a value sits, so each finding names its project, trigger and field. */
 export interface Location {
   project?: string;
@@ -33,6 +39,8 @@ export class ConfigReader {
     readonly findings: Finding[],
     private readonly secrets: Readonly<Record<string, string>>,
     private readonly env: Readonly<Record<string, string | undefined>>,
+    /** Receives every value read as a secret, as written: the one list of secret-bearing fields is the loader's own reading. */
+    private readonly secretFields: SecretField[] | null = null,
   ) {}
 
   problem(where: Location, reason: string, severity: 'blocking' | 'advisory' = 'blocking'): void {
@@ -66,6 +74,7 @@ export class ConfigReader {
   /** A string with `${NAME}` references resolved; unresolved → null (unconfigured). */
   string(value: unknown, where: Location, opts: { secret?: boolean } = {}): string | null {
     if (value === undefined || value === null) return null;
+    if (opts.secret) this.secretFields?.push({ path: where.path, written: value });
     if (typeof value === 'number' || typeof value === 'boolean') value = String(value);
     if (typeof value !== 'string') {
       this.problem(where, `${where.path} must be a string`);

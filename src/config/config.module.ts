@@ -1,6 +1,7 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { FindingsModule } from '../findings/findings.module.js';
 import { SERVICE_ENVIRONMENT } from './config.tokens.js';
+import { ConfigFileWatcher } from './config-file-watcher.service.js';
 import { ConfigService } from './config.service.js';
 import type { ServiceEnvironment } from './environment.js';
 
@@ -11,7 +12,7 @@ export class ConfigModule {
     return {
       module: ConfigModule,
       imports: [FindingsModule],
-      providers: [{ provide: SERVICE_ENVIRONMENT, useValue: env }, ConfigService],
+      providers: [{ provide: SERVICE_ENVIRONMENT, useValue: env }, ConfigService, ConfigFileWatcher],
       exports: [SERVICE_ENVIRONMENT, ConfigService],
     };
   }

@@ -475,6 +475,31 @@ describe('the bootstrap file', () => {
   });
 });
 
+describe('reloading a file that became unreadable', () => {
+  it('keeps the last readable version in force, with a finding, until the file is readable again', () => {
+    const file = tempConfig('config-kept', { queue: { key_prefix: 'kept:' } });
+    try {
+      const env = readEnvironment({ SERVICE_CONFIG: file.path });
+      const first = loadServiceConfig(env);
+      expect(first.lastReadable?.document).toEqual({ queue: { key_prefix: 'kept:' } });
+      writeFileSync(file.path, 'queue:\n  key_prefix: "unterminated\n');
+      const broken = loadServiceConfig(env, file.path, {}, {}, first.lastReadable);
+      expect(broken.config.queue.key_prefix).toBe('kept:');
+      expect(broken.findings).toEqual([expect.objectContaining({ subsystem: 'configuration', severity: 'blocking', field: 'SERVICE_CONFIG', reason: expect.stringContaining('stays in force') })]);
+      expect(broken.fileHash).not.toBe(first.fileHash);
+      writeFileSync(file.path, '- a list\n');
+      expect(loadServiceConfig(env, file.path, {}, {}, broken.lastReadable).config.queue.key_prefix).toBe('kept:');
+      file.remove();
+      const gone = loadServiceConfig(env, file.path, {}, {}, broken.lastReadable);
+      expect(gone.config.queue.key_prefix).toBe('kept:');
+      expect(gone.file.present).toBe(false);
+      expect(gone.findings).toEqual([expect.objectContaining({ subsystem: 'config-file', severity: 'advisory', reason: expect.stringContaining('is gone') })]);
+    } finally {
+      file.remove();
+    }
+  });
+});
+
 describe('capacity', () => {
   it('absent → null (unbounded)', () => {
     expect(build({}).config.capacity).toBeNull();

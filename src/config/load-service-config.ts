@@ -1,9 +1,10 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { BUILT_IN_PIPELINES } from '../common/pipeline-name.js';
 import { type Finding, FindingSubsystem, finding } from '../findings/finding.js';
-import { ConfigReader, type Location, emptyMap, isPlainObject } from './config-reader.js';
+import { ConfigReader, type Location, type SecretField, emptyMap, isPlainObject } from './config-reader.js';
 import { AUTH_ENV_VARIABLES, type AuthEnvField, type ServiceEnvironment } from './environment.js';
 import { checkAgentReadiness, readAgent } from './agent-config.reader.js';
 import { checkClarificationStatus } from './clarification-status.check.js';
@@ -24,10 +25,22 @@ export interface LoadedConfig {
   findings: Finding[];
   /** Absolute path of the bootstrap file, and whether it was there. */
   file: { path: string; present: boolean };
+  /** SHA-256 of the bytes read from the file (null: absent): the watcher compares it with the file on disk. */
+  fileHash: string | null;
   /** The parsed file with the stored settings laid over it (references unresolved): where each `${NAME}` is used. */
   raw: unknown;
-  /** The parsed file alone, as written. */
+  /** The parsed file alone, as written (or the last readable version kept, see `lastReadable`). */
   fileRaw: unknown;
+  /** The file's last readable document, kept in force when a reload finds the file broken or gone. */
+  lastReadable: FileSnapshot | null;
+  /** Every value the loader read as a secret (`projects.shop.repos[0].auth_secret`, `webhooks.platform_a_secret`, …), as written. */
+  secretFields: SecretField[];
+}
+
+/** A readable bootstrap document and when it was read. */
+export interface FileSnapshot {
+  document: unknown;
+  readAt: string;
 }
 
 const ROOT_KEYS = ['auth', 'webhooks', 'secrets', 'queue', 'pipelines', 'capacity', 'sandbox', 'projects', 'observation_retention_days', 'metrics', 'runs', 'git', 'agent', 'security_scan'];
@@ -35,34 +48,76 @@ const ROOT_KEYS = ['auth', 'webhooks', 'secrets', 'queue', 'pipelines', 'capacit
 /**
  * Loads the bootstrap file with the stored settings over it, the environment and the stored
  * secrets (decrypted, by name). Never throws: every problem is a finding.
+ *
+ * `lastReadable` is given on a reload of a running server: when the file has since become broken
+ * YAML, a non-mapping, or vanished (an editor's rename half done), that document stays in force and
+ * a finding says why, rather than the server dropping to built-in defaults under running work. At
+ * start there is none, and such a file gives the built-in defaults.
  */
 export function loadServiceConfig(
   env: ServiceEnvironment, configPath = env.configPath, stored: Readonly<Record<string, string>> = {}, settings: StoredSettings = {},
+  lastReadable: FileSnapshot | null = null,
 ): LoadedConfig {
   const path = isAbsolute(configPath) ? configPath : resolve(configPath);
   const findings: Finding[] = [];
+  const read = readBootstrapFile(path);
   let raw: unknown = {};
-  const present = existsSync(path);
-  if (!present) {
-    findings.push(finding(FindingSubsystem.ConfigFile, 'advisory',
-      `bootstrap file ${path} not found; the server runs on built-in defaults`, { field: 'SERVICE_CONFIG' }));
+  let readable: FileSnapshot | null = null;
+  const kept = (why: string, subsystem: FindingSubsystem, severity: 'blocking' | 'advisory') => {
+    findings.push(finding(subsystem, severity,
+      `${why}; the version read at ${lastReadable!.readAt} stays in force until the file is readable again (a restart now would run on built-in defaults)`,
+      { field: 'SERVICE_CONFIG' }));
+    raw = lastReadable!.document;
+    readable = lastReadable;
+  };
+  if (read.state === 'missing') {
+    if (lastReadable) kept(`bootstrap file ${path} is gone`, FindingSubsystem.ConfigFile, 'advisory');
+    else findings.push(finding(FindingSubsystem.ConfigFile, 'advisory', `bootstrap file ${path} not found; the server runs on built-in defaults`, { field: 'SERVICE_CONFIG' }));
+  } else if (read.state === 'unreadable') {
+    const why = `${path} could not be read as YAML (${read.reason})`;
+    if (lastReadable) kept(why, FindingSubsystem.Configuration, 'blocking');
+    else findings.push(finding(FindingSubsystem.Configuration, 'blocking', `${why}; the server runs on built-in defaults`, { field: 'SERVICE_CONFIG' }));
+  } else if (!isPlainObject(read.document) && lastReadable) {
+    kept(`${path} is not a mapping at its top level`, FindingSubsystem.Configuration, 'blocking');
   } else {
-    try {
-      raw = parseYaml(readFileSync(path, 'utf8')) ?? {};
-    } catch (error) {
-      findings.push(finding(FindingSubsystem.Configuration, 'blocking',
-        `${path} could not be read as YAML (${(error as Error).message.split('\n')[0]}); the server runs on built-in defaults`,
-        { field: 'SERVICE_CONFIG' }));
-      raw = {};
-    }
+    // A non-mapping root without a readable version to keep: buildConfig reports it and ignores it.
+    raw = read.document;
+    if (isPlainObject(read.document)) readable = { document: read.document, readAt: new Date().toISOString() };
   }
   const document = withSettings(raw, settings);
-  const config = buildConfig(document, env, findings, stored);
-  return { config, findings, file: { path, present }, raw: document, fileRaw: raw };
+  const secretFields: SecretField[] = [];
+  const config = buildConfig(document, env, findings, stored, secretFields);
+  const fileHash = read.state === 'missing' ? null : read.hash;
+  return { config, findings, file: { path, present: read.state !== 'missing' }, fileHash, raw: document, fileRaw: raw, lastReadable: readable, secretFields };
 }
 
+type FileRead =
+  | { state: 'missing' }
+  | { state: 'unreadable'; hash: string; reason: string }
+  | { state: 'read'; hash: string; document: unknown };
+
+function readBootstrapFile(path: string): FileRead {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { state: 'missing' };
+    return { state: 'unreadable', hash: '', reason: (error as Error).message };
+  }
+  const hash = fileHashOf(bytes);
+  try {
+    return { state: 'read', hash, document: parseYaml(bytes.toString('utf8')) ?? {} };
+  } catch (error) {
+    return { state: 'unreadable', hash, reason: (error as Error).message.split('\n')[0]! };
+  }
+}
+
+export const fileHashOf = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
+
 /** Pure: parsed YAML + environment → typed configuration; problems appended to `findings`. */
-export function buildConfig(raw: unknown, env: ServiceEnvironment, findings: Finding[], stored: Readonly<Record<string, string>> = {}): ServiceConfig {
+export function buildConfig(
+  raw: unknown, env: ServiceEnvironment, findings: Finding[], stored: Readonly<Record<string, string>> = {}, secretFields: SecretField[] | null = null,
+): ServiceConfig {
   const config = defaultServiceConfig();
   const bootstrap = new ConfigReader(findings, {}, env.variables);
   // A non-mapping root gets this one finding (not also the generic block finding, which has no path to name).
@@ -75,7 +130,7 @@ export function buildConfig(raw: unknown, env: ServiceEnvironment, findings: Fin
   // stored secrets (saved on the dashboard), then the environment.
   config.secrets = bootstrap.stringMap(root.secrets, { path: 'secrets' });
   config.stored_secrets = Object.assign(emptyMap<string>(), stored);
-  const r = new ConfigReader(findings, Object.assign(emptyMap<string>(), stored, config.secrets), env.variables);
+  const r = new ConfigReader(findings, Object.assign(emptyMap<string>(), stored, config.secrets), env.variables, secretFields);
 
   config.auth = readAuth(r, root.auth, env);
   config.webhooks = readWebhooks(r, root.webhooks, env);

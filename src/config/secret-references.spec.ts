@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hasReference, resolveReferences } from './secret-references.js';
+import { hasReference, isReferenceOnly, resolveReferences } from './secret-references.js';
 
 describe('resolveReferences', () => {
   it('resolves against secrets first, then the environment', () => {
@@ -28,5 +28,12 @@ describe('resolveReferences', () => {
     // …while a real variable or secret of such a name still resolves.
     expect(resolveReferences('${constructor}', {}, { constructor: 'from-env' })).toEqual({ value: 'from-env' });
     expect(resolveReferences('${toString}', { toString: 'from-secrets' }, {})).toEqual({ value: 'from-secrets' });
+  });
+});
+
+describe('isReferenceOnly', () => {
+  it('holds for references alone, not for a literal beside them', () => {
+    for (const ok of ['${A}', ' ${A} ', '${USER}${TOKEN}']) expect(isReferenceOnly(ok)).toBe(true);
+    for (const literal of ['ghp_abc', 'bot:${TOKEN}', '${A}x', '$A', '${1A}', '']) expect(isReferenceOnly(literal)).toBe(false);
   });
 });

@@ -31,3 +31,8 @@ export function hasReference(raw: string): boolean {
   REFERENCE.lastIndex = 0;
   return REFERENCE.test(raw);
 }
+
+/** Nothing but `${NAME}` references (surrounding blanks aside): a value that names its secrets and holds none. */
+export function isReferenceOnly(raw: string): boolean {
+  return /^\s*(\$\{[A-Za-z_][A-Za-z0-9_]*\}\s*)+$/.test(raw);
+}

@@ -7,7 +7,9 @@ import type { ServiceEnvironment } from '../config/environment.js';
 import { DatabaseService } from '../database/database.service.js';
 import { CONFIG_DOCUMENT_FORMAT, CONFIG_DOCUMENT_VERSION, type ConfigDocument } from './config-document.js';
 import { exportedConfiguration, secretReferences, secretSources } from './configuration-exchange.js';
-import { readStoredSettings } from './stored-settings.js';
+import { mapLeaves } from '../settings/config-tree.js';
+import { secretMask } from '../settings/effective-config.js';
+import { readStoredSettings } from '../settings/settings-rows.js';
 
 /**
  * Builds the configuration document (spec: config.export + secrets.read). The stored settings,
@@ -31,7 +33,10 @@ export class ConfigExportService {
       const rows: { name: string }[] = await query('SELECT name FROM secrets ORDER BY name');
       return { settings: await readStoredSettings(query), access: await readAccessRecords(query, configured), storedNames: rows.map((r) => r.name) };
     });
-    const configuration = exportedConfiguration(this.config.fileRaw, settings);
+    // A literal value at a secret field (written in the file) leaves as `***`, never as itself: an
+    // import refuses it as a literal secret until it is replaced by a `${NAME}` reference.
+    const mask = secretMask(this.config.secretFields, this.config.config, this.env);
+    const configuration = mapLeaves(exportedConfiguration(this.config.fileRaw, settings), mask) as Record<string, unknown>;
     const { secrets, stored_secrets } = this.config.config;
     return {
       format: CONFIG_DOCUMENT_FORMAT,

@@ -9,12 +9,13 @@ import { SERVICE_ENVIRONMENT } from '../config/config.tokens.js';
 import { ConfigService } from '../config/config.service.js';
 import type { ServiceEnvironment } from '../config/environment.js';
 import { DatabaseService } from '../database/database.service.js';
-import { SecretsStore } from '../secrets/secrets-store.service.js';
+import { readStoredSettings, replaceStoredSettings } from '../settings/settings-rows.js';
 import { validateSettings } from '../settings/settings-validation.js';
+import { SETTINGS_WRITE_LOCK } from '../settings/settings-writer.service.js';
+import { StoredConfigSync } from '../stored-config/stored-config-sync.service.js';
 import type { ImportProblem } from './config-document.js';
 import { readConfigDocument } from './config-document.reader.js';
 import { importedSettings, secretSources, unresolvedReferences } from './configuration-exchange.js';
-import { readStoredSettings, replaceStoredSettings } from './stored-settings.js';
 
 /** Serialises imports across replicas. */
 const CONFIG_IMPORT_LOCK = 0x696d706f7274; // 'import'
@@ -43,17 +44,19 @@ export class ConfigImportService {
     private readonly config: ConfigService,
     private readonly access: AccessWriter,
     private readonly accessStore: AccessStoreService,
-    private readonly secrets: SecretsStore,
+    private readonly stored: StoredConfigSync,
     @Inject(SERVICE_ENVIRONMENT) private readonly env: ServiceEnvironment,
   ) {}
 
   async import(body: unknown, attribution: string, principal: Principal | null): Promise<ImportResult> {
     const { parts, problems } = readConfigDocument(body);
     // References are judged against the stored secrets as they are now, not as last polled.
-    await this.secrets.refresh();
+    await this.stored.refresh();
     const result = await this.db.dataSource.transaction(async (tx): Promise<ImportResult> => {
       const query = (sql: string, p?: unknown[]) => tx.query(sql, p);
       await query('SELECT pg_advisory_xact_lock($1)', [CONFIG_IMPORT_LOCK]);
+      // The settings writer's lock too: a single save cannot land between this read and the replacement.
+      await query('SELECT pg_advisory_xact_lock($1)', [SETTINGS_WRITE_LOCK]);
       await this.access.lockWithin(tx);
       const settingsBefore = await readStoredSettings(query);
       const accessBefore = await readAccessRecords(query, this.accessStore.configuredClaimNames());
@@ -75,7 +78,7 @@ export class ConfigImportService {
       });
       return { outcome: 'imported', changeId, settings, access: accessAfter, warnings };
     });
-    if (result.outcome === 'imported') this.refreshThisReplica(result.settings);
+    if (result.outcome === 'imported') await this.refreshThisReplica(result.settings);
     return result;
   }
 
@@ -97,6 +100,9 @@ export class ConfigImportService {
     const at = (field: string | null) => (field ? `configuration.${field}` : 'configuration');
     for (const f of verdict.problems) if (f.field === null || !missing.has(f.field)) problems.push({ path: at(f.field), error: f.reason });
     for (const f of verdict.warnings) warnings.push({ path: at(f.field), error: f.reason });
+    for (const field of verdict.literalSecrets) {
+      problems.push({ path: at(field), error: `holds a secret value: an imported configuration takes a \${NAME} reference there (store the value with PUT /api/secrets/NAME first)` });
+    }
   }
 
   /** Plans the replacement through AccessWriter (rules 9–11, on the state each change lands on); refusals become problems at their place in the document. */
@@ -113,8 +119,8 @@ export class ConfigImportService {
   }
 
   /** Other replicas notice both revisions move; this one applies the import before answering. */
-  private refreshThisReplica(settings: Record<string, unknown>): void {
-    this.config.setStoredSettings(settings);
+  private async refreshThisReplica(settings: Record<string, unknown>): Promise<void> {
+    await this.stored.refresh();
     this.accessStore.invalidate();
     this.logger.log(`configuration imported: ${Object.keys(settings).length} stored setting(s) replaced, access records replaced`);
   }

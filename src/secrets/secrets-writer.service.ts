@@ -3,6 +3,7 @@ import type { AccessRefusal as Refusal } from '../access/access-change.js';
 import { insertChange, MASKED, newerChangesOn } from '../changes/change-record.js';
 import { ConfigService } from '../config/config.service.js';
 import { DatabaseService } from '../database/database.service.js';
+import { StoredConfigSync } from '../stored-config/stored-config-sync.service.js';
 import { encryptSecret } from './secret-cipher.js';
 import { secretUses } from './secret-uses.js';
 import { SECRETS_KEY_VARIABLE } from './secrets-key.js';
@@ -25,6 +26,7 @@ export class SecretsWriter {
   constructor(
     private readonly db: DatabaseService,
     private readonly store: SecretsStore,
+    private readonly sync: StoredConfigSync,
     private readonly config: ConfigService,
   ) {}
 
@@ -81,7 +83,7 @@ export class SecretsWriter {
       });
       return { outcome: 'saved', changeId };
     });
-    if (result.outcome === 'saved') await this.store.refresh();
+    if (result.outcome === 'saved') await this.sync.refresh();
     return result;
   }
 }

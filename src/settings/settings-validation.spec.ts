@@ -19,3 +19,32 @@ describe('validateSettings', () => {
     expect(verdict.problems).toEqual([]);
   });
 });
+
+describe('validateSettings: what a save must not hold', () => {
+  const repo = (auth_secret: unknown) => ({ tracker: 'platform-a', repos: [{ name: 'web', platform: 'platform-a', url: 'https://github.com/acme/web', auth_secret }] });
+
+  it('names a literal value at a field the loader reads as a secret, and accepts a ${NAME} reference there', () => {
+    const literal = validateSettings(env, {}, {}, {}, { 'projects.shop': repo('ghp_literal') }, ['projects.shop']);
+    expect(literal.literalSecrets).toEqual(['projects.shop.repos[0].auth_secret']);
+    const webhook = validateSettings(env, {}, {}, {}, { 'webhooks.platform_a_secret': 12345 }, ['webhooks.platform_a_secret']);
+    expect(webhook.literalSecrets).toEqual(['webhooks.platform_a_secret']);
+    const agent = validateSettings(env, {}, {}, {}, { agent: { api_key: 'sk-1', model: 'm' } }, ['agent']);
+    expect(agent.literalSecrets).toEqual(['agent.api_key']);
+    const tracker = validateSettings(env, {}, {}, {}, { 'projects.bill': { tracker: 'platform-d', platform_d_trigger: { credentials: 'bot:api-token', secret: '${HMAC}' } } }, ['projects.bill']);
+    expect(tracker.literalSecrets).toEqual(['projects.bill.platform_d_trigger.credentials']);
+    const registry = validateSettings(env, {}, {}, {}, { 'sandbox.registry': { server: 'r.example', username: 'u', password: 'pw' } }, ['sandbox.registry']);
+    expect(registry.literalSecrets).toEqual(['sandbox.registry.password']);
+    const reference = validateSettings(env, {}, { TOKEN: 'x' }, {}, { 'projects.shop': repo('${TOKEN}') }, ['projects.shop']);
+    expect(reference.literalSecrets).toEqual([]);
+  });
+
+  it('leaves a literal the file holds outside the changed key to the file', () => {
+    const file = { projects: { shop: repo('ghp_in_the_file') } };
+    expect(validateSettings(env, file, {}, {}, { 'projects.shop.pr_commands': { enabled: true } }, ['projects.shop.pr_commands']).literalSecrets).toEqual([]);
+  });
+
+  it('refuses an unknown key saved below an unknown block (the loader names the block)', () => {
+    const verdict = validateSettings(env, {}, {}, {}, { 'nonsense.key': 1 }, ['nonsense.key']);
+    expect(verdict.problems.map((f) => f.field)).toEqual(['nonsense']);
+  });
+});

@@ -1,17 +1,24 @@
+import type { SecretField } from '../config/config-reader.js';
 import type { ServiceEnvironment } from '../config/environment.js';
 import { buildConfig } from '../config/load-service-config.js';
+import { isReferenceOnly } from '../config/secret-references.js';
 import type { Finding } from '../findings/finding.js';
 import { type StoredSettings, withSettings } from './settings-document.js';
 
 export interface SettingsVerdict {
-  /** What refuses the candidate: every new finding at or under a changed key, and any new blocking finding elsewhere. */
+  /** What refuses the candidate: every new finding at, under or above a changed key, and any new blocking finding elsewhere. */
   problems: Finding[];
-  /** New advisory findings outside the changed keys: reported with the save, not refusing it. */
+  /** New advisory findings elsewhere: reported with the save, not refusing it. */
   warnings: Finding[];
+  /**
+   * Fields at or under a changed key that the loader reads as a secret and that would hold a value
+   * rather than `${NAME}` references: a setting is shown and recorded in the change feed, a secret
+   * belongs under /api/secrets.
+   */
+  literalSecrets: string[];
 }
 
-const under = (field: string | null, key: string) =>
-  field !== null && (field === key || field.startsWith(`${key}.`) || field.startsWith(`${key}[`));
+const under = (field: string, key: string) => field === key || field.startsWith(`${key}.`) || field.startsWith(`${key}[`);
 const identity = (f: Finding) => `${f.severity}\u0000${f.field ?? ''}\u0000${f.reason}`;
 
 /**
@@ -19,7 +26,8 @@ const identity = (f: Finding) => `${f.severity}\u0000${f.field ?? ''}\u0000${f.r
  * with `candidate` laid over it goes through `buildConfig`, and its findings are compared with
  * those of the settings in force, so only what the save changes can refuse it (an old problem
  * elsewhere in the file does not). An unknown key under a changed key refuses too: a typo saved
- * would otherwise be silently ignored.
+ * would otherwise be silently ignored; so does a finding above it (the loader names the nearest
+ * place it knows, e.g. `nonsense` for a saved `nonsense.key`).
  */
 export function validateSettings(
   env: ServiceEnvironment,
@@ -32,10 +40,16 @@ export function validateSettings(
   const before: Finding[] = [];
   buildConfig(withSettings(fileDocument, current), env, before, storedSecrets);
   const after: Finding[] = [];
-  buildConfig(withSettings(fileDocument, candidate), env, after, storedSecrets);
+  const secretFields: SecretField[] = [];
+  buildConfig(withSettings(fileDocument, candidate), env, after, storedSecrets, secretFields);
   const known = new Set(before.map(identity));
   const fresh = after.filter((f) => !known.has(identity(f)));
-  const problems = fresh.filter((f) => f.severity === 'blocking' || changedKeys.some((k) => under(f.field, k)));
+  const related = (field: string | null) => field !== null && changedKeys.some((k) => under(field, k) || under(k, field));
+  const problems = fresh.filter((f) => f.severity === 'blocking' || related(f.field));
   const warnings = fresh.filter((f) => !problems.includes(f));
-  return { problems, warnings };
+  const literalSecrets = secretFields
+    .filter((f) => changedKeys.some((k) => under(f.path, k)))
+    .filter((f) => (typeof f.written === 'string' ? f.written.trim() !== '' && !isReferenceOnly(f.written) : typeof f.written === 'number' || typeof f.written === 'boolean'))
+    .map((f) => f.path);
+  return { problems, warnings, literalSecrets };
 }

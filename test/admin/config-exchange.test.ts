@@ -3,6 +3,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import { ConfigService } from '../../src/config/config.service.js';
+import { StoredConfigSync } from '../../src/stored-config/stored-config-sync.service.js';
 import { OidcAuthority } from '../stand-ins/oidc-authority.js';
 import { type AuthBench, bearer, bootApp, createAuthBench } from '../auth/support/auth-harness.js';
 import type { IdentityBody } from '../auth/support/identity-types.js';
@@ -26,6 +27,7 @@ const SPARE = `spare-${randomBytes(8).toString('hex')}`;
 const OBSERVED = `observed-${randomBytes(4).toString('hex')}`;
 const responses: string[] = [];
 let exportA = '';
+const LITERAL = `sk-literal${randomBytes(8).toString('hex')}`;
 
 type Method = 'GET' | 'PUT' | 'POST' | 'DELETE';
 async function call(app: NestFastifyApplication, method: Method, url: string, token: string, payload?: unknown, contentType?: string) {
@@ -94,8 +96,9 @@ beforeAll(async () => {
   const settings = { 'queue.max_parallel_runs': 5, observation_retention_days: 30, git: { author_name: 'A bot' } };
   for (const [k, v] of Object.entries(settings)) await benchA.db.query("INSERT INTO config_settings (key, value, updated_by) VALUES ($1, $2::jsonb, 'test')", [k, JSON.stringify(v)]);
   await benchA.db.query('UPDATE config_revision SET revision = revision + 1');
-  // What the settings poller does on every replica when config_revision moved (wired with the settings routes).
-  a.get(ConfigService).setStoredSettings(settings);
+  // Written as SQL: A's own poller applies it (config_revision moved); wait for that load.
+  await a.get(StoredConfigSync).refresh();
+  expect(a.get(ConfigService).config.queue.max_parallel_runs).toBe(5);
 
   // B: records the import replaces, a person only seen (kept), and the stored secret A's configuration needs.
   await benchB.db.query(`INSERT INTO access_person_grants (claim, value, role, created_by) VALUES ('sub', 'root', 'admin', 'test');
@@ -274,10 +277,31 @@ describe('import', () => {
 });
 
 describe('secret values', () => {
-  it('appear in no response body: not a stored secret, not the file secrets block', () => {
+  it('a literal value at a secret field leaves as ***, and an import refuses it until it is a ${NAME} reference', async () => {
+    await benchA.db.query("INSERT INTO config_settings (key, value, updated_by) VALUES ('agent.api_key', $1::jsonb, 'test'); UPDATE config_revision SET revision = revision + 1;"
+      .replace('$1', `'${JSON.stringify(LITERAL)}'`));
+    await a.get(StoredConfigSync).refresh();
+    try {
+      const res = await call(a, 'GET', '/api/config/export', root);
+      expect(res.statusCode).toBe(200);
+      expect(res.body).not.toContain(LITERAL);
+      const doc = parseYaml(res.body);
+      expect(doc.configuration.agent.api_key).toBe('***');
+      const before = await tables(benchB);
+      const refused = await importYaml(b, res.body);
+      expect(refused.statusCode).toBe(422);
+      expect(refused.json().problems).toEqual([expect.objectContaining({ path: 'configuration.agent.api_key', error: expect.stringContaining('secret value') })]);
+      expect(await tables(benchB)).toEqual(before);
+    } finally {
+      await benchA.db.query("DELETE FROM config_settings WHERE key = 'agent.api_key'; UPDATE config_revision SET revision = revision + 1;");
+      await a.get(StoredConfigSync).refresh();
+    }
+  });
+
+  it('appear in no response body: not a stored secret, not the file secrets block, not a literal at a secret field', () => {
     expect(responses.length).toBeGreaterThan(20);
     for (const body of responses) {
-      for (const value of [REPO_TOKEN, FILE_TOKEN, SPARE]) expect(body).not.toContain(value);
+      for (const value of [REPO_TOKEN, FILE_TOKEN, SPARE, LITERAL]) expect(body).not.toContain(value);
     }
   });
 });

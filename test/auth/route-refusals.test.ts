@@ -60,6 +60,9 @@ describe('the refusal of every guarded route', () => {
       'delete /api/access/roles/:name': ['access.write'], 'put /api/access/claims': ['access.write'],
       'get /api/secrets': ['secrets.read'], 'put /api/secrets/:name': ['secrets.write'], 'delete /api/secrets/:name': ['secrets.write'],
       'get /api/config/changes': ['config.read', 'secrets.read'], 'post /api/config/changes/:id/revert': ['config.write', 'secrets.write'],
+      'get /api/config': ['config.read'], 'get /api/config/settings': ['config.read'], 'get /api/config/settings/:key': ['config.read'],
+      'put /api/config/settings/:key': ['config.write'], 'delete /api/config/settings/:key': ['config.write'],
+      'get /api/config/export': ['config.export', 'secrets.read'], 'post /api/config/import': ['config.import', 'secrets.write'],
     };
     const declared = Object.fromEntries(guarded.map((r) => [`${r.method} ${r.nestPath}`, [...r.declared.permissions].sort()]));
     expect(declared).toEqual(CONTRACT);
