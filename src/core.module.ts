@@ -9,10 +9,11 @@ import { HealthModule } from './health/health.module.js';
 import { loggerOptions } from './logging/logger.options.js';
 import { SandboxModule } from './sandbox/sandbox.module.js';
 import { StoreModule } from './store/store.module.js';
+import { StoredConfigModule } from './stored-config/stored-config.module.js';
 
 /**
- * What both the server and `pipeline-service doctor` stand on: configuration, findings,
- * store, database, sandbox backend, health and the startup probes.
+ * What both the server and `pipeline-service doctor` stand on: configuration (with its stored
+ * secrets and settings), findings, store, database, sandbox backend, health and the startup probes.
  */
 @Module({})
 export class CoreModule {
@@ -25,6 +26,7 @@ export class CoreModule {
         FindingsModule,
         StoreModule,
         DatabaseModule,
+        StoredConfigModule,
         SandboxModule,
         HealthModule,
         ProbesModule,

@@ -4,11 +4,9 @@ import { AccessWriter } from '../access/access-writer.service.js';
 import { ConfigChangesService } from '../changes/config-changes.service.js';
 import { ConfigExportService } from '../exchange/config-export.service.js';
 import { ConfigImportService } from '../exchange/config-import.service.js';
-import { SecretsStore } from '../secrets/secrets-store.service.js';
 import { SecretsWriter } from '../secrets/secrets-writer.service.js';
 import { ConfigCatalog } from '../settings/config-catalog.service.js';
 import { SettingsWriter } from '../settings/settings-writer.service.js';
-import { StoredConfigSync } from '../stored-config/stored-config-sync.service.js';
 import { AccessController } from './access.controller.js';
 import { ConfigChangesController } from './config-changes.controller.js';
 import { ConfigExchangeController } from './config-exchange.controller.js';
@@ -19,13 +17,12 @@ import { SecretsController } from './secrets.controller.js';
 /**
  * The admin plane: the Access surface, stored secrets, the configuration catalog and stored
  * settings, the change feed, and configuration export and import (AccessStoreService comes from
- * the global AuthModule). StoredConfigSync also keeps every replica's configuration in step with
- * the stored secrets and settings, whether or not anyone calls these routes.
+ * the global AuthModule; SecretsStore and StoredConfigSync from the core's StoredConfigModule).
  */
 @Module({
   controllers: [AccessController, SecretsController, ConfigChangesController, ConfigController, ConfigSettingsController, ConfigExchangeController],
   providers: [
-    AccessReader, AccessWriter, SecretsStore, StoredConfigSync, SecretsWriter, SettingsWriter, ConfigCatalog, ConfigChangesService,
+    AccessReader, AccessWriter, SecretsWriter, SettingsWriter, ConfigCatalog, ConfigChangesService,
     ConfigExportService, ConfigImportService,
   ],
 })

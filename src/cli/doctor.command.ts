@@ -1,19 +1,23 @@
 import { NestFactory } from '@nestjs/core';
 import type { ServiceEnvironment } from '../config/environment.js';
 import { CoreModule } from '../core.module.js';
+import { DatabaseService } from '../database/database.service.js';
 import { FindingsService, type FindingsResponse } from '../findings/findings.service.js';
 import { StartupProbesService } from '../findings/startup-probes.service.js';
 import type { PreflightCheck, PreflightReport } from '../health/preflight.js';
 import { PreflightService } from '../health/preflight.service.js';
+import { StoredConfigSync } from '../stored-config/stored-config-sync.service.js';
 
 export interface DoctorReport extends FindingsResponse {
   preflight: PreflightReport & { checks: PreflightCheck[] };
 }
 
-/** Runs the same startup probes the server runs, for one configuration file. */
+/** Runs the same startup probes the server runs, on the configuration file with the stored secrets and settings over it. */
 export async function doctor(env: ServiceEnvironment): Promise<DoctorReport> {
   const app = await NestFactory.createApplicationContext(CoreModule.register(env), { logger: false, abortOnError: false });
   try {
+    // The stored secrets and settings first, so the probes judge the configuration the server runs on.
+    if ((await app.get(DatabaseService).open()).state === 'ready') await app.get(StoredConfigSync).refresh();
     await app.get(StartupProbesService).runAll();
     const preflight = app.get(PreflightService);
     return { ...app.get(FindingsService).response(), preflight: { ...preflight.report(), checks: preflight.list() } };

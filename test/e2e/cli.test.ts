@@ -1,7 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
 import { stringify } from 'yaml';
+import { encryptSecret } from '../../src/secrets/secret-cipher.js';
 import { type TestDatabase, createTestDatabase } from '../support/test-database.js';
 import type { FindingsBody } from '../support/response-bodies.js';
 import { requireBuild, runCli, tempDir } from '../support/server-process.js';
@@ -84,6 +87,40 @@ describe('pipeline-service doctor', () => {
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout) as DoctorJson;
     expect(report.findings.map((f) => [f.subsystem, f.severity, f.field])).toContainEqual(['config-file', 'advisory', 'SERVICE_CONFIG']);
+  });
+});
+
+describe('pipeline-service doctor with stored secrets and settings', () => {
+  it('judges the configuration the server runs on: the file with the stored settings over it and ${NAME} resolved from the stored secrets', async () => {
+    const stored = await createTestDatabase('e2e_cli_stored');
+    try {
+      const key = randomBytes(32);
+      const config = join(dir.dir, 'stored.yml');
+      writeFileSync(config, stringify({ projects: { shop: { tracker: 'platform-z', repos: [{ name: 'w', platform: 'platform-a', url: 'https://github.com/acme/w', auth_secret: '${DOCTOR_TOKEN}' }] } } }));
+      const vars = { DATABASE_URL: stored.url, SERVICE_DATA_DIR: dir.dir, SERVICE_SECRETS_KEY: key.toString('base64') };
+      const blockingFields = async () => {
+        const report = JSON.parse((await runCli(['doctor', '--config', config, '--json'], vars)).stdout) as DoctorJson;
+        return report.findings.filter((f) => f.severity === 'blocking').map((f) => f.field);
+      };
+      expect(await blockingFields()).toEqual(['projects.shop.tracker']);
+      const client = new pg.Client({ connectionString: stored.url });
+      await client.connect();
+      try {
+        // A stored setting mends the tracker: now the repository is read, and its token is missing.
+        await client.query(`INSERT INTO config_settings (key, value, updated_by) VALUES ('projects.shop.tracker', '"platform-a"', 'test')`);
+        expect(await blockingFields()).toEqual(['projects.shop.repos[0].auth_secret']);
+        await client.query(`INSERT INTO secrets (name, value, updated_by) VALUES ('DOCTOR_TOKEN', $1, 'test')`, [encryptSecret(key, 'DOCTOR_TOKEN', 'ghp_doctorStoredToken0001')]);
+      } finally {
+        await client.end();
+      }
+      const result = await runCli(['doctor', '--config', config, '--json'], vars);
+      expect(result.code, result.stdout).toBe(0);
+      const after = JSON.parse(result.stdout) as DoctorJson;
+      expect(after.blocking).toBe(0);
+      expect(result.stdout).not.toContain('ghp_doctorStoredToken0001');
+    } finally {
+      await stored.drop();
+    }
   });
 });
 
