@@ -60,6 +60,7 @@ describe('the refusal of every guarded route', () => {
       'delete /api/access/roles/:name': ['access.write'], 'put /api/access/claims': ['access.write'],
       'get /api/secrets': ['secrets.read'], 'put /api/secrets/:name': ['secrets.write'], 'delete /api/secrets/:name': ['secrets.write'],
       'get /api/config/changes': ['config.read', 'secrets.read'], 'post /api/config/changes/:id/revert': ['config.write', 'secrets.write'],
+      'get /api/archive': ['archive.export'], 'post /api/archive': ['archive.import'],
     };
     const declared = Object.fromEntries(guarded.map((r) => [`${r.method} ${r.nestPath}`, [...r.declared.permissions].sort()]));
     expect(declared).toEqual(CONTRACT);
