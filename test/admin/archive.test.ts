@@ -5,6 +5,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ObservationRecorder } from '../../src/access/observation-recorder.service.js';
 import { readCatalog, restoreOrder } from '../../src/admin/archive/archive-catalog.js';
+import { insertRowsSql, selectRowsSql } from '../../src/admin/archive/archive-sql.js';
 import { MERGED_TABLES, NOT_ARCHIVED, REVISION_TABLES } from '../../src/admin/archive/archive-table-policy.js';
 import { ConfigService } from '../../src/config/config.service.js';
 import { OidcAuthority } from '../stand-ins/oidc-authority.js';
@@ -164,6 +165,38 @@ describe('the table list', () => {
       const withFuture = await archivedTables(db);
       expect(withFuture).toContain('future_things');
       expect(withFuture.indexOf('runs')).toBeLessThan(withFuture.indexOf('future_things'));
+    } finally {
+      await db.end();
+      await scratch.drop();
+    }
+  });
+});
+
+describe('the row encoding, on what the schema does not hold yet', () => {
+  it('keeps json\'s spelling, a JSON null apart from SQL NULL, identity and generated columns, and a self-reference in key order', async () => {
+    const scratch = await createTestDatabase('archive_rows', { migrated: false });
+    const db = new pg.Pool({ connectionString: scratch.url, max: 1 });
+    try {
+      for (const name of ['source_rows', 'target_rows']) {
+        await db.query(`CREATE TABLE ${name} (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, parent bigint REFERENCES ${name} (id),
+          doc json, data jsonb, tags text[], amount numeric, at timestamptz, raw bytea, twice bigint GENERATED ALWAYS AS (id * 2) STORED)`);
+      }
+      await db.query(`INSERT INTO source_rows (parent, doc, data, tags, amount, at, raw) VALUES
+        (NULL, '{"b": 1,   "a" : [true]}', 'null', '{"x,y",NULL}', 0.000000000000000000000000000001, '2026-01-01 00:00:00.000001+00', '\\x00ff'),
+        (1, 'null', NULL, '{}', 'NaN', 'infinity', ''),
+        (2, NULL, '"text"', NULL, NULL, NULL, NULL)`);
+      // Row 1 rewritten: stored after the rows that reference it, so only key order inserts them one by one.
+      await db.query(`UPDATE source_rows SET amount = -1 WHERE id = 1`);
+      const query = async (sql: string, p?: unknown[]) => (await db.query(sql, p)).rows;
+      const source = (await readCatalog(query)).find((t) => t.name === 'source_rows')!;
+      const lines = (await query(selectRowsSql(source))).map((r) => r.line as string);
+      expect(lines.map((l) => JSON.parse(l).id)).toEqual([1, 2, 3]);
+      for (const line of lines) await db.query(insertRowsSql({ ...source, name: 'target_rows' }, false), [`[${line}]`]);
+      const rows = async (table: string) => (await query(`SELECT t::text AS row FROM ${table} AS t ORDER BY id`)).map((r) => r.row);
+      expect(await rows('target_rows')).toEqual(await rows('source_rows'));
+      expect((await query(`SELECT doc::text AS doc, data IS NULL AS sql_null FROM target_rows ORDER BY id`))).toEqual([
+        { doc: '{"b": 1,   "a" : [true]}', sql_null: false }, { doc: 'null', sql_null: true }, { doc: null, sql_null: false },
+      ]);
     } finally {
       await db.end();
       await scratch.drop();

@@ -1,18 +1,19 @@
 import { pipeline, Readable } from 'node:stream';
 import { createGzip } from 'node:zlib';
 import { Injectable, Logger } from '@nestjs/common';
+import pg from 'pg';
 import type { QueryRunner } from 'typeorm';
 import type { Query } from '../../changes/change-record.js';
 import { DatabaseService } from '../../database/database.service.js';
 import { type CatalogTable, latestMigration, readCatalog, restoreOrder, shapeOf } from './archive-catalog.js';
 import { ARCHIVE_FORMAT, ARCHIVE_VERSION, type ArchiveHeader, type ArchivedSequence, controlLine } from './archive-format.js';
-import { selectRowsSql, SEQUENCE_VALUE_SQL } from './archive-sql.js';
+import { ROW_BYTES_SQL, selectRowsSql, SEQUENCE_VALUE_SQL } from './archive-sql.js';
 
 /** Rows fetched at once: sized so one fetch is about FETCH_CHARS of text, within these bounds. */
-const FETCH_MIN = 1;
 const FETCH_MAX = 2000;
-const FETCH_FIRST = 100;
 const FETCH_CHARS = 4 * 1024 * 1024;
+/** Text per byte on disk, at most: bytea doubles in hex, and TOAST may have compressed what it stores. */
+const TEXT_PER_STORED_BYTE = 4;
 /** A client that stops reading for this long loses its download: a snapshot is not held open for nobody. */
 const STALLED_READER_MS = 5 * 60_000;
 /** Speed over size: level 6 (zlib's default) costs about twice the CPU for a few per cent. */
@@ -97,14 +98,15 @@ async function* archiveText(query: Query, header: ArchiveHeader, tables: Catalog
   for (const table of tables) {
     yield controlLine({ '@': 'table', name: table.name });
     rows[table.name] = 0;
+    const [estimate] = await query(ROW_BYTES_SQL, [pg.escapeIdentifier(table.name)]);
+    let fetch = rowsPerFetch(TEXT_PER_STORED_BYTE * (estimate?.bytes ?? FETCH_CHARS));
     await query(`DECLARE archive_rows NO SCROLL CURSOR FOR ${selectRowsSql(table)}`);
-    let fetch = FETCH_FIRST;
     for (;;) {
       const batch: { line: string }[] = await query(`FETCH ${fetch} FROM archive_rows`);
       if (batch.length === 0) break;
       const text = `${batch.map((r) => r.line).join('\n')}\n`;
       rows[table.name] += batch.length;
-      fetch = Math.max(FETCH_MIN, Math.min(FETCH_MAX, Math.floor(FETCH_CHARS / (text.length / batch.length))));
+      fetch = rowsPerFetch(text.length / batch.length);
       yield text;
     }
     await query('CLOSE archive_rows');
@@ -117,6 +119,10 @@ async function* archiveText(query: Query, header: ArchiveHeader, tables: Catalog
     }
   }
   yield controlLine({ '@': 'trailer', rows, sequences });
+}
+
+function rowsPerFetch(charsPerRow: number): number {
+  return Math.max(1, Math.min(FETCH_MAX, Math.floor(FETCH_CHARS / Math.max(charsPerRow, 1))));
 }
 
 async function endSnapshot(runner: QueryRunner): Promise<void> {

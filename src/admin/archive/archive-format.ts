@@ -62,8 +62,9 @@ export interface ArchiveTrailer {
 export type ControlRecord = ArchiveHeader | ArchiveTableStart | ArchiveTrailer;
 
 /**
- * Control records are written by JSON.stringify, `@` first, no space. A row is jsonb's text, which
- * always puts a space after a key's colon (`{"@": …`), so no row starts so, whatever its columns.
+ * Control records are written by JSON.stringify, `@` first. A row is `row_to_json`'s text, which
+ * starts with its table's first column name; a table whose first column is `@` is never archived
+ * (archive-sql.ts).
  */
 const CONTROL_PREFIX = '{"@":"';
 

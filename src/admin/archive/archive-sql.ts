@@ -2,21 +2,21 @@ import pg from 'pg';
 import type { CatalogColumn, CatalogTable } from './archive-catalog.js';
 
 /**
- * The statements that move rows out of and into one table. A row travels as `to_jsonb(row)`
- * and comes back through `jsonb_populate_recordset(NULL::table, …)`: each value through its
- * type's own output and input, so bytea, numerics, timestamps, arrays and NULLs return as they
- * were. The one value that would not is a JSON `null` in a json/jsonb column (to_jsonb would make
- * it SQL NULL's `null`), so those columns are wrapped (jsonb in a one-element array, json as its
- * text, which also keeps json's own spelling).
+ * The statements that move rows out of and into one table. A row travels as `row_to_json(row)`
+ * and comes back through `json_populate_recordset(NULL::table, …)`: each value through its type's
+ * own output and input, so bytea, numerics, timestamps, arrays and NULLs return as they were. The
+ * one value that would not is a JSON `null` in a json/jsonb column (indistinguishable from SQL
+ * NULL's `null`), so those columns are wrapped: jsonb in a one-element array, json as its text
+ * (which also keeps json's own spelling).
  */
 const ident = pg.escapeIdentifier;
 const ROW = 'archived_row';
 
 function encoded(column: CatalogColumn): string {
   const value = `${ROW}.${ident(column.name)}`;
-  return column.json === 'jsonb'
-    ? `CASE WHEN ${value} IS NULL THEN NULL ELSE jsonb_build_array(${value}) END`
-    : `to_jsonb(${value}::text)`;
+  if (column.json === 'jsonb') return `CASE WHEN ${value} IS NULL THEN NULL ELSE jsonb_build_array(${value}) END AS ${ident(column.name)}`;
+  if (column.json === 'json') return `to_json(${value}::text) AS ${ident(column.name)}`;
+  return value;
 }
 
 function decoded(column: CatalogColumn): string {
@@ -26,31 +26,44 @@ function decoded(column: CatalogColumn): string {
   return value;
 }
 
-/** The rows of a table, one jsonb text each (`line`), in primary-key order. */
+/**
+ * The rows of a table, one JSON text each (`line`). Storage order, the fastest to read, except for a
+ * table referencing itself: primary-key order, so that a row comes after the rows it points back to.
+ */
 export function selectRowsSql(table: CatalogTable): string {
-  const wrapped = table.columns.filter((c) => c.json !== null).map((c) => `${pg.escapeLiteral(c.name)}, ${encoded(c)}`);
-  const row = wrapped.length === 0 ? `to_jsonb(${ROW})` : `to_jsonb(${ROW}) || jsonb_build_object(${wrapped.join(', ')})`;
-  const order = table.primaryKey.length === 0 ? '' : ` ORDER BY ${table.primaryKey.map((c) => `${ROW}.${ident(c)}`).join(', ')}`;
-  return `SELECT (${row})::text AS line FROM ${ident(table.name)} AS ${ROW}${order}`;
+  // A row's text starts with its first column's name; `@` there would read as a control record.
+  if (table.columns[0]?.name === '@') throw new Error(`table ${table.name} cannot be archived: its first column is named "@"`);
+  const order = table.references.includes(table.name) && table.primaryKey.length > 0
+    ? ` ORDER BY ${table.primaryKey.map((c) => `archived.${ident(c)}`).join(', ')}`
+    : '';
+  return `SELECT row_to_json(archived.*)::text AS line
+    FROM (SELECT ${table.columns.map(encoded).join(', ')} FROM ${ident(table.name)} AS ${ROW}) AS archived${order}`;
 }
 
 /** Inserts the rows of `$1` (a JSON array of archived rows); `keepExisting` leaves a row whose key the table already holds. */
 export function insertRowsSql(table: CatalogTable, keepExisting: boolean): string {
   const columns = table.columns.filter((c) => !c.generated);
   return `INSERT INTO ${ident(table.name)} (${columns.map((c) => ident(c.name)).join(', ')}) OVERRIDING SYSTEM VALUE
-    SELECT ${columns.map(decoded).join(', ')} FROM jsonb_populate_recordset(NULL::${ident(table.name)}, $1::jsonb) AS ${ROW}
+    SELECT ${columns.map(decoded).join(', ')} FROM json_populate_recordset(NULL::${ident(table.name)}, $1::json) AS ${ROW}
     ${keepExisting ? 'ON CONFLICT DO NOTHING' : ''}`;
 }
 
 /** Moves a one-row revision counter to at least the archived value (`$1`, its archived rows). */
 export function raiseRevisionSql(table: string): string {
   return `UPDATE ${ident(table)} SET revision = GREATEST(revision,
-    (SELECT max(${ROW}.revision) FROM jsonb_populate_recordset(NULL::${ident(table)}, $1::jsonb) AS ${ROW}))`;
+    (SELECT max(${ROW}.revision) FROM json_populate_recordset(NULL::${ident(table)}, $1::json) AS ${ROW}))`;
 }
 
 export function bumpRevisionSql(table: string): string {
   return `UPDATE ${ident(table)} SET revision = revision + 1`;
 }
+
+/**
+ * Bytes on disk per row of a table (`$1`), TOAST included: what a first fetch is sized by, so a
+ * table of megabyte-sized artifacts is not fetched a hundred rows at a time. Unanalysed (no row
+ * estimate), the whole table counts as one row, and the next fetch corrects it.
+ */
+export const ROW_BYTES_SQL = `SELECT pg_table_size(c.oid)::float8 / GREATEST(c.reltuples, 1)::float8 AS bytes FROM pg_class c WHERE c.oid = $1::regclass`;
 
 /** The last value a sequence gave out (`$1` its name), null before its first. */
 export const SEQUENCE_VALUE_SQL = 'SELECT pg_sequence_last_value($1::regclass)::text AS last_value';
