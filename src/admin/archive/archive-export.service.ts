@@ -8,6 +8,7 @@ import { DatabaseService } from '../../database/database.service.js';
 import { type CatalogTable, latestMigration, readCatalog, restoreOrder, shapeOf } from './archive-catalog.js';
 import { ARCHIVE_FORMAT, ARCHIVE_VERSION, type ArchiveHeader, type ArchivedSequence, controlLine } from './archive-format.js';
 import { ROW_BYTES_SQL, selectRowsSql, SEQUENCE_VALUE_SQL } from './archive-sql.js';
+import { abandonWhenStalled } from './stalled-reader.js';
 
 /** Rows fetched at once: sized so one fetch is about FETCH_CHARS of text, within these bounds. */
 const FETCH_MAX = 2000;
@@ -74,14 +75,8 @@ export class ArchiveExporter {
       }
     }
     const source = Readable.from(produce());
-    const watchdog = setInterval(() => {
-      if (waitingSince !== null && Date.now() - waitingSince > STALLED_READER_MS) {
-        source.destroy(new Error(`the client read nothing for ${STALLED_READER_MS / 60_000} minutes; the archive download was abandoned`));
-      }
-    }, 10_000);
-    watchdog.unref();
+    abandonWhenStalled(source, () => waitingSince, STALLED_READER_MS);
     source.once('close', () => {
-      clearInterval(watchdog);
       if (!started) void endSnapshot(runner);
     });
     // Either side failing ends both: a failed export must break the download, not end it as if complete.
