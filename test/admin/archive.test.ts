@@ -321,6 +321,9 @@ describe('a round trip', () => {
     // The restore is recorded, after every archived change, and both revisions moved past A's.
     const [change] = (await call(b, 'GET', '/api/config/changes?limit=1')).json().changes;
     expect(change).toMatchObject({ id: body.change, kind: 'archive.restore', target: 'archive', attribution: 'root@example.test' });
+    const revert = await call(b, 'POST', `/api/config/changes/${body.change}/revert`);
+    expect(revert.statusCode).toBe(409);
+    expect(revert.json()).toMatchObject({ code: 'not_revertible' });
     for (const table of REVISION_TABLES) {
       const revision = async (db: pg.Pool) => Number((await db.query(`SELECT revision FROM ${ident(table)}`)).rows[0].revision);
       expect(await revision(benchB.db), table).toBeGreaterThan(await revision(benchA.db));
