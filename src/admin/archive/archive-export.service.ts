@@ -8,6 +8,7 @@ import { DatabaseService } from '../../database/database.service.js';
 import { type CatalogTable, latestMigration, readCatalog, restoreOrder, shapeOf } from './archive-catalog.js';
 import { ARCHIVE_FORMAT, ARCHIVE_VERSION, type ArchiveHeader, type ArchivedSequence, controlLine } from './archive-format.js';
 import { ROW_BYTES_SQL, selectRowsSql, SEQUENCE_VALUE_SQL } from './archive-sql.js';
+import { rollbackAndRelease } from './release-runner.js';
 import { abandonWhenStalled } from './stalled-reader.js';
 
 /** Rows fetched at once: sized so one fetch is about FETCH_CHARS of text, within these bounds. */
@@ -53,7 +54,7 @@ export class ArchiveExporter {
         created_at: new Date().toISOString(), tables: tables.map(shapeOf),
       };
     } catch (error) {
-      await endSnapshot(runner);
+      await rollbackAndRelease(runner);
       throw error;
     }
     return { header, stream: this.stream(runner, header, tables) };
@@ -71,13 +72,13 @@ export class ArchiveExporter {
           waitingSince = null;
         }
       } finally {
-        await endSnapshot(runner);
+        await rollbackAndRelease(runner);
       }
     }
     const source = Readable.from(produce());
     abandonWhenStalled(source, () => waitingSince, STALLED_READER_MS);
     source.once('close', () => {
-      if (!started) void endSnapshot(runner);
+      if (!started) void rollbackAndRelease(runner);
     });
     // Either side failing ends both: a failed export must break the download, not end it as if complete.
     return pipeline(source, createGzip({ level: GZIP_LEVEL }), (error) => {
@@ -118,15 +119,4 @@ async function* archiveText(query: Query, header: ArchiveHeader, tables: Catalog
 
 function rowsPerFetch(charsPerRow: number): number {
   return Math.max(1, Math.min(FETCH_MAX, Math.floor(FETCH_CHARS / Math.max(charsPerRow, 1))));
-}
-
-async function endSnapshot(runner: QueryRunner): Promise<void> {
-  if (runner.isReleased) return;
-  try {
-    if (runner.isTransactionActive) await runner.rollbackTransaction();
-  } catch {
-    // The connection broke: pg already handed it back to the pool as broken.
-  } finally {
-    await runner.release();
-  }
 }

@@ -1,7 +1,6 @@
 import { type Readable, Transform } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { Injectable, Logger } from '@nestjs/common';
-import type { QueryRunner } from 'typeorm';
 import { AccessStoreService } from '../../access/access-store.service.js';
 import { insertChange, type Query } from '../../changes/change-record.js';
 import { DatabaseService } from '../../database/database.service.js';
@@ -11,6 +10,7 @@ import type { ArchiveHeader, ArchiveTrailer } from './archive-format.js';
 import { LineTooLongError, linesOf } from './archive-lines.js';
 import { type ArchivePart, readArchive } from './archive-reader.js';
 import { ArchiveRefused, unusableArchive } from './archive-refused.js';
+import { rollbackAndRelease } from './release-runner.js';
 import {
   bumpRevisionSql, deleteRowsSql, filledTablesSql, insertRowsSql, lockTablesSql, raiseRevisionSql, resetSequenceSql,
 } from './archive-sql.js';
@@ -139,16 +139,6 @@ async function resetSequences(query: Query, tables: CatalogTable[], trailer: Arc
       const archived = trailer.sequences.find((s) => s.table === table.name && s.column === column)?.last_value ?? null;
       await query(resetSequenceSql(table.name, column), [sequence, archived]);
     }
-  }
-}
-
-async function rollbackAndRelease(runner: QueryRunner): Promise<void> {
-  try {
-    if (runner.isTransactionActive) await runner.rollbackTransaction();
-  } catch {
-    // The connection broke: pg already handed it back to the pool as broken.
-  } finally {
-    await runner.release();
   }
 }
 
