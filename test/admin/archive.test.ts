@@ -5,6 +5,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ObservationRecorder } from '../../src/access/observation-recorder.service.js';
 import { readCatalog, restoreOrder } from '../../src/admin/archive/archive-catalog.js';
+import { ArchiveExporter } from '../../src/admin/archive/archive-export.service.js';
 import { insertRowsSql, selectRowsSql } from '../../src/admin/archive/archive-sql.js';
 import { MERGED_TABLES, NOT_ARCHIVED, REVISION_TABLES } from '../../src/admin/archive/archive-table-policy.js';
 import { ConfigService } from '../../src/config/config.service.js';
@@ -236,6 +237,25 @@ describe('a round trip', () => {
     for (const table of tables) expect(trailer.rows[table], table).toBe((await dump(benchA.db, table)).length);
     // The secret travels sealed: its value is nowhere in the archive.
     expect(gunzipSync(archive).includes(Buffer.from(SECRET))).toBe(false);
+  });
+
+  it('is one snapshot: a row written while the archive streams is not in it', async () => {
+    const { stream } = await a.get(ArchiveExporter).open();
+    await benchA.db.query(`INSERT INTO command_receipts (platform, repository, act_id) VALUES ('platform-a', 'acme/shop-web', 'written-during-export')`);
+    try {
+      const chunks: Buffer[] = [];
+      for await (const chunk of stream) chunks.push(chunk as Buffer);
+      const text = gunzipSync(Buffer.concat(chunks)).toString('utf8');
+      expect(text).toContain('comment-1');
+      expect(text).not.toContain('written-during-export');
+    } finally {
+      await benchA.db.query(`DELETE FROM command_receipts WHERE act_id = 'written-during-export'`);
+    }
+  });
+
+  it('refuses an archive declared larger than 4 GiB before reading it (413)', async () => {
+    const res = await b.inject({ method: 'POST', url: '/api/archive', headers: { ...bearer(root), 'content-type': 'application/gzip', 'content-length': String(5 * 1024 ** 3) }, payload: gzip('{}') });
+    expect(res.statusCode).toBe(413);
   });
 
   it('refuses a truncated archive (422) and leaves B as it was', async () => {
