@@ -41,7 +41,7 @@ const NODE_FLAGS = ['--max-semi-space-size=4', // as package.json "start"
 const RUNS = Number(process.env.BENCH_RUNS ?? 1000);
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 100_000);
 const ARTIFACTS = Number(process.env.BENCH_ARTIFACTS ?? 20);
-const GZIP_LEVEL = 4; // the archive's (src/admin/archive/archive-export.service.ts)
+const GZIP_LEVEL = 1; // the archive's (src/admin/archive/archive-export.service.ts)
 const BOOT_TIMEOUT_MS = 60_000;
 const REVISION_TABLES = ['access_revision', 'config_revision'];
 
