@@ -8,6 +8,7 @@ import { SecretsWriter } from '../secrets/secrets-writer.service.js';
 import { ConfigCatalog } from '../settings/config-catalog.service.js';
 import { SettingsWriter } from '../settings/settings-writer.service.js';
 import { AccessController } from './access.controller.js';
+import { ArchiveModule } from './archive/archive.module.js';
 import { ConfigChangesController } from './config-changes.controller.js';
 import { ConfigExchangeController } from './config-exchange.controller.js';
 import { ConfigSettingsController } from './config-settings.controller.js';
@@ -16,10 +17,11 @@ import { SecretsController } from './secrets.controller.js';
 
 /**
  * The admin plane: the Access surface, stored secrets, the configuration catalog and stored
- * settings, the change feed, and configuration export and import (AccessStoreService comes from
+ * settings, the change feed, configuration export and import, and the archive (AccessStoreService comes from
  * the global AuthModule; SecretsStore and StoredConfigSync from the core's StoredConfigModule).
  */
 @Module({
+  imports: [ArchiveModule],
   controllers: [AccessController, SecretsController, ConfigChangesController, ConfigController, ConfigSettingsController, ConfigExchangeController],
   providers: [
     AccessReader, AccessWriter, SecretsWriter, SettingsWriter, ConfigCatalog, ConfigChangesService,

@@ -15,6 +15,8 @@ export type DatabaseStatus =
   | { state: 'unavailable'; reason: string };
 
 const RETRY_MS = 15_000;
+/** TypeORM's record of the migrations applied, one row each. */
+export const MIGRATIONS_TABLE = 'schema_migrations';
 
 /**
  * The system of record. Opens in the background so a missing database never stops the server:
@@ -120,7 +122,7 @@ export function createDataSource(url: string, opts: { embedded: boolean }): Data
     url,
     entities: ENTITIES,
     migrations: loadSqlMigrations(MIGRATIONS_DIR),
-    migrationsTableName: 'schema_migrations',
+    migrationsTableName: MIGRATIONS_TABLE,
     synchronize: false,
     migrationsRun: false,
     logging: false,
@@ -133,9 +135,9 @@ export async function pendingMigrations(source: DataSource): Promise<string[]> {
   const applied = new Set<string>();
   const runner = source.createQueryRunner();
   try {
-    const exists = await runner.hasTable('schema_migrations');
+    const exists = await runner.hasTable(MIGRATIONS_TABLE);
     if (exists) {
-      const rows: { name: string }[] = await runner.query('SELECT name FROM schema_migrations');
+      const rows: { name: string }[] = await runner.query(`SELECT name FROM ${MIGRATIONS_TABLE}`);
       for (const row of rows) applied.add(row.name);
     }
   } finally {
