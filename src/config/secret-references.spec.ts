@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hasReference, isReferenceOnly, resolveReferences } from './secret-references.js';
+import { hasReference, isReferenceOnly, referenceSources, resolveReferences } from './secret-references.js';
 
 describe('resolveReferences', () => {
   it('resolves against secrets first, then the environment', () => {
@@ -35,5 +35,19 @@ describe('isReferenceOnly', () => {
   it('holds for references alone, not for a literal beside them', () => {
     for (const ok of ['${A}', ' ${A} ', '${USER}${TOKEN}']) expect(isReferenceOnly(ok)).toBe(true);
     for (const literal of ['ghp_abc', 'bot:${TOKEN}', '${A}x', '$A', '${1A}', '']) expect(isReferenceOnly(literal)).toBe(false);
+  });
+});
+
+describe('referenceSources', () => {
+  it('tells where resolveReferences finds each name: the file block, then stored secrets, then a non-empty variable', () => {
+    const file = { FILE_TOKEN: 'v', BLANK: '' };
+    const stored = { REPO_TOKEN: 'v', BLANK: 'stored' };
+    const env = { ENV_TOKEN: 'v', EMPTY: '', BLANK: 'env' };
+    const sourceOf = referenceSources(file, stored, env);
+    const names = ['FILE_TOKEN', 'REPO_TOKEN', 'ENV_TOKEN', 'EMPTY', 'BLANK', 'toString'];
+    expect(names.map(sourceOf)).toEqual(['file', 'stored', 'environment', 'unresolved', 'unresolved', 'unresolved']);
+    // The loader's own answer agrees name by name (stored secrets merged under the file's block, as the loader passes them).
+    const merged = { ...stored, ...file };
+    for (const name of names) expect('value' in resolveReferences(`\${${name}}`, merged, env), name).toBe(sourceOf(name) !== 'unresolved');
   });
 });

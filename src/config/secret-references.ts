@@ -27,6 +27,26 @@ export function resolveReferences(
   return unresolved.length > 0 ? { unresolved } : { value };
 }
 
+/** Where one `${NAME}` resolves, in the loader's order: the file's `secrets:` block, a stored secret, the environment. */
+export type ReferenceSource = 'file' | 'stored' | 'environment' | 'unresolved';
+
+/**
+ * Tells, name by name, where `resolveReferences` finds a value: the first map that has the name
+ * decides, and an empty value there resolves nothing (it does not fall through to the next).
+ */
+export function referenceSources(
+  fileSecrets: Readonly<Record<string, string>>,
+  storedSecrets: Readonly<Record<string, string>>,
+  env: Readonly<Record<string, string | undefined>>,
+): (name: string) => ReferenceSource {
+  return (name) => {
+    const [source, value]: [ReferenceSource, string | undefined] = Object.hasOwn(fileSecrets, name) ? ['file', fileSecrets[name]]
+      : Object.hasOwn(storedSecrets, name) ? ['stored', storedSecrets[name]]
+      : ['environment', Object.hasOwn(env, name) ? env[name] : undefined];
+    return value === undefined || value === '' ? 'unresolved' : source;
+  };
+}
+
 export function hasReference(raw: string): boolean {
   REFERENCE.lastIndex = 0;
   return REFERENCE.test(raw);

@@ -6,7 +6,8 @@ import { ConfigService } from '../config/config.service.js';
 import type { ServiceEnvironment } from '../config/environment.js';
 import { DatabaseService } from '../database/database.service.js';
 import { CONFIG_DOCUMENT_FORMAT, CONFIG_DOCUMENT_VERSION, type ConfigDocument } from './config-document.js';
-import { exportedConfiguration, secretReferences, secretSources } from './configuration-exchange.js';
+import { exportedConfiguration, secretReferences } from './configuration-exchange.js';
+import { referenceSources } from '../config/secret-references.js';
 import { mapLeaves } from '../settings/config-tree.js';
 import { secretMask } from '../settings/effective-config.js';
 import { readStoredSettings } from '../settings/settings-rows.js';
@@ -45,7 +46,7 @@ export class ConfigExportService {
       exported_by: attribution,
       configuration,
       access,
-      secrets: secretReferences(configuration, storedNames, secretSources(secrets, stored_secrets, this.env.variables)),
+      secrets: secretReferences(configuration, storedNames, referenceSources(secrets, stored_secrets, this.env.variables)),
     };
   }
 }

@@ -15,7 +15,8 @@ import { SETTINGS_WRITE_LOCK } from '../settings/settings-writer.service.js';
 import { StoredConfigSync } from '../stored-config/stored-config-sync.service.js';
 import type { ImportProblem } from './config-document.js';
 import { readConfigDocument } from './config-document.reader.js';
-import { importedSettings, secretSources, unresolvedReferences } from './configuration-exchange.js';
+import { importedSettings, unresolvedReferences } from './configuration-exchange.js';
+import { referenceSources } from '../config/secret-references.js';
 
 /** Serialises imports across replicas. */
 const CONFIG_IMPORT_LOCK = 0x696d706f7274; // 'import'
@@ -90,7 +91,7 @@ export class ConfigImportService {
   private judgeConfiguration(configuration: Record<string, unknown>, before: Record<string, unknown>, settings: Record<string, unknown>,
     problems: ImportProblem[], warnings: ImportProblem[]): void {
     const config = this.config.config;
-    const sourceOf = secretSources(config.secrets, config.stored_secrets, this.env.variables);
+    const sourceOf = referenceSources(config.secrets, config.stored_secrets, this.env.variables);
     const missing = unresolvedReferences(configuration, sourceOf);
     for (const [path, names] of missing) {
       problems.push({ path: `configuration.${path}`, error: `references ${names.map((n) => `\${${n}}`).join(', ')}, which this installation cannot resolve: store it as a secret (PUT /api/secrets/${names[0]}), or add it to the bootstrap file's secrets block or the environment, then import again` });

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { readEnvironment } from '../config/environment.js';
 import { buildConfig } from '../config/load-service-config.js';
 import { withSettings } from '../settings/settings-document.js';
-import { exportedConfiguration, importedSettings, secretReferences, secretSources, unresolvedReferences } from './configuration-exchange.js';
+import { referenceSources } from '../config/secret-references.js';
+import { exportedConfiguration, importedSettings, secretReferences, unresolvedReferences } from './configuration-exchange.js';
 
 const file = {
   auth: { authority: 'https://idp.example', audience: 'svc', name_claim: 'email' },
@@ -42,11 +43,7 @@ describe('the exported configuration', () => {
 });
 
 describe('secret references', () => {
-  const sourceOf = secretSources({ FILE_TOKEN: 'v' }, { REPO_TOKEN: 'v', SPARE: 'v' }, { ENV_TOKEN: 'v', EMPTY: '' });
-
-  it('resolve as the loader does: the file block, then stored secrets, then a non-empty variable', () => {
-    expect(['FILE_TOKEN', 'REPO_TOKEN', 'ENV_TOKEN', 'EMPTY', 'toString'].map(sourceOf)).toEqual(['file', 'stored', 'environment', 'unresolved', 'unresolved']);
-  });
+  const sourceOf = referenceSources({ FILE_TOKEN: 'v' }, { REPO_TOKEN: 'v', SPARE: 'v' }, { ENV_TOKEN: 'v', EMPTY: '' });
 
   it('list every referenced or stored name with its uses, never a value', () => {
     const configuration = { a: '${REPO_TOKEN}', b: ['${MISSING}', 'x-${ENV_TOKEN}-${MISSING}'] };

@@ -1,4 +1,5 @@
 import { isPlainObject } from '../config/config-reader.js';
+import type { ReferenceSource } from '../config/secret-references.js';
 import { secretUses } from '../secrets/secret-uses.js';
 import { checkSettingKey, type StoredSettings, withSettings } from '../settings/settings-document.js';
 
@@ -10,8 +11,8 @@ import { checkSettingKey, type StoredSettings, withSettings } from '../settings/
  */
 export const NOT_EXCHANGED: readonly string[] = ['auth', 'secrets'];
 
-/** Where a `${NAME}` resolves on an installation, in the loader's order (the file's secrets block, a stored secret, the environment). */
-export type SecretSource = 'file' | 'stored' | 'environment' | 'unresolved';
+/** Where a `${NAME}` resolves on an installation (`referenceSources`). */
+export type SecretSource = ReferenceSource;
 
 /** One name of the document's `secrets`: a reference, never a value. */
 export interface SecretReference {
@@ -44,17 +45,6 @@ export function importedSettings(configuration: Readonly<Record<string, unknown>
     if (!NOT_EXCHANGED.includes(key) && !Object.hasOwn(settings, key) && checkSettingKey(key).ok) settings[key] = null;
   }
   return settings;
-}
-
-/** Resolves names as the loader does: the file's secrets block, then the stored secrets, then a non-empty environment variable. */
-export function secretSources(
-  fileSecrets: Readonly<Record<string, string>>, storedSecrets: Readonly<Record<string, string>>, variables: Readonly<Record<string, string | undefined>>,
-): (name: string) => SecretSource {
-  return (name) => {
-    if (Object.hasOwn(fileSecrets, name)) return 'file';
-    if (Object.hasOwn(storedSecrets, name)) return 'stored';
-    return Object.hasOwn(variables, name) && (variables[name] ?? '') !== '' ? 'environment' : 'unresolved';
-  };
 }
 
 /** Every name the configuration references, plus `alsoListed` (the stored secrets), sorted; values never. */

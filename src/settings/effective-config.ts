@@ -2,7 +2,7 @@ import type { BootstrapSetting } from '../config/bootstrap-settings.js';
 import { isPlainObject } from '../config/config-reader.js';
 import { defaultDocument } from '../config/default-document.js';
 import { AUTH_ENV_VARIABLES, type AuthEnvField, type ServiceEnvironment } from '../config/environment.js';
-import { isReferenceOnly } from '../config/secret-references.js';
+import { hasReference, isReferenceOnly, type ReferenceSource, referenceSources } from '../config/secret-references.js';
 import type { ServiceConfig, WebhookSecrets } from '../config/service-config.js';
 import { REDACTED, collectSecrets, scrubSecrets } from '../common/secret-scrubber.js';
 import { isAtOrUnder, leavesOf, mapLeaves, overlay } from './config-tree.js';
@@ -101,7 +101,7 @@ export function effectiveConfig(input: EffectiveConfigInput): EffectiveConfig {
 
   let tree = overlay(defaultDocument(config.auth !== null), written);
   tree = withValues(tree, [...environment].map(([path, e]) => [path, e.value]));
-  tree = withValues(tree, input.bootstrap.map((b) => [b.key, b.restartDue || !hasReference(writtenAt.get(b.key)) ? b.inForce : writtenAt.get(b.key)]));
+  tree = withValues(tree, input.bootstrap.map((b) => [b.key, b.restartDue || !hasReferenceIn(writtenAt.get(b.key)) ? b.inForce : writtenAt.get(b.key)]));
 
   const mask = secretMask(input.secretFields, config, env);
   const masked = mapLeaves(tree, mask);
@@ -157,17 +157,18 @@ export function strongestSource(leaves: readonly ConfigLeaf[]): ConfigSource {
   return SOURCE_PRECEDENCE.find((s) => leaves.some((l) => l.source === s)) ?? 'default';
 }
 
+const REFERENCE_FROM: Record<ReferenceSource, ConfigReference['from']> = {
+  file: 'secrets-block', stored: 'stored-secret', environment: 'environment', unresolved: 'unresolved',
+};
+
 function referencesOf(value: unknown, config: ServiceConfig, env: ServiceEnvironment): ConfigReference[] {
   const texts = typeof value === 'string' ? [value] : Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
   const names = new Set(texts.flatMap((t) => [...t.matchAll(REFERENCE)].map((m) => m[1]!)));
-  const given = (map: Readonly<Record<string, string | undefined>>, name: string) => Object.hasOwn(map, name) && (map[name] ?? '') !== '';
-  return [...names].map((name) => ({
-    name,
-    from: given(config.secrets, name) ? 'secrets-block' : given(config.stored_secrets, name) ? 'stored-secret' : given(env.variables, name) ? 'environment' : 'unresolved',
-  }));
+  const sourceOf = referenceSources(config.secrets, config.stored_secrets, env.variables);
+  return [...names].map((name) => ({ name, from: REFERENCE_FROM[sourceOf(name)] }));
 }
 
-const hasReference = (value: unknown) => typeof value === 'string' && /\$\{[A-Za-z_][A-Za-z0-9_]*\}/.test(value);
+const hasReferenceIn = (value: unknown) => typeof value === 'string' && hasReference(value);
 
 /** The tree with the values at these dotted paths (no `[i]`) set, creating mappings on the way. */
 function withValues(tree: unknown, values: readonly (readonly [string, unknown])[]): unknown {
