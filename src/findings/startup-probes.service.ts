@@ -29,6 +29,10 @@ export class StartupProbesService implements OnApplicationBootstrap, OnApplicati
   private running: Promise<void> | null = null;
   private readonly backendProbe: StartupProbe;
   private backendRetry: NodeJS.Timeout | null = null;
+  /** The probes that judge the configuration: run again whenever it reloads (a file edit, a stored secret or setting). */
+  private readonly configProbes: StartupProbe[];
+  private configRerun: Promise<void> | null = null;
+  private configDirty = false;
 
   constructor(
     config: ConfigService,
@@ -41,10 +45,9 @@ export class StartupProbesService implements OnApplicationBootstrap, OnApplicati
     const dbProbe = databaseProbe(db);
     const redisProbe = storeProbe(store);
     this.backendProbe = sandboxBackendProbe(backend);
-    this.probes.push(
-      configFileProbe(config, findings), configurationProbe(findings), dbProbe, redisProbe,
-      this.backendProbe, sandboxAgentProbe(config),
-    );
+    this.configProbes = [configFileProbe(config, findings), configurationProbe(findings), sandboxAgentProbe(config)];
+    this.probes.push(...this.configProbes.slice(0, 2), dbProbe, redisProbe, this.backendProbe, this.configProbes[2]!);
+    config.onReload(() => this.configReloaded());
     db.onStatus(() => {
       if (this.preflight.isComplete) void this.runOne(dbProbe);
     });
@@ -67,11 +70,24 @@ export class StartupProbesService implements OnApplicationBootstrap, OnApplicati
     this.running ??= (async () => {
       const outcomes = await Promise.all(this.probes.map((p) => this.runOne(p)));
       this.preflight.complete();
+      // A reload while the first pass ran (the stored secrets arrive once the database is ready) may postdate its config checks.
+      if (this.configDirty) this.configReloaded();
       if (outcomes[this.probes.indexOf(this.backendProbe)]?.check.status === 'fail') this.retryBackend();
       const { blocking, advisory } = this.findings.response();
       this.logger.log(`startup checks done: ${blocking} blocking and ${advisory} advisory finding(s); see GET /api/config/findings`);
     })();
     return this.running;
+  }
+
+  /** Runs the configuration's probes again, one pass at a time; reloads during a pass make one more pass after it. */
+  private configReloaded(): void {
+    this.configDirty = true;
+    if (!this.preflight.isComplete || this.configRerun) return;
+    this.configDirty = false;
+    this.configRerun = Promise.all(this.configProbes.map((p) => this.runOne(p))).then(() => {
+      this.configRerun = null;
+      if (this.configDirty) this.configReloaded();
+    });
   }
 
   /**
