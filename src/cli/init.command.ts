@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
 import { collectSecrets } from '../common/secret-scrubber.js';
 import type { ServiceEnvironment } from '../config/environment.js';
+import { loadCliConfig } from '../stored-config/cli-stored-config.js';
 import { agentsRefusedBy } from '../config/agent-config.reader.js';
-import { loadServiceConfig } from '../config/load-service-config.js';
 import { type InitRepositoryResult, InitStatus, ProjectInitializer } from '../pipelines/init/project-initializer.js';
 import { InMemoryProviderGate, requestsPerMinuteFrom } from '../agent/provider-gate.js';
 import { AgentContextWriters } from '../pipelines/init/agent-context.writer.js';
@@ -24,12 +24,13 @@ export function formatInitResult(result: InitRepositoryResult): string {
 
 /**
  * `pipeline-service init --project P [--config FILE]`: project initialisation in-process, with
- * the configured sandbox backend and the server's data directory (its mirror cache); no database,
- * store or queue. Prints one line per repository; resolves true when every repository ended
- * opened, updated or complete.
+ * the configured sandbox backend and the server's data directory (its mirror cache); no store or
+ * queue, and the database only for the stored secrets and settings (with DATABASE_URL). Prints
+ * one line per repository; resolves true when every repository ended opened, updated or complete.
  */
 export async function initProject(env: ServiceEnvironment, options: InitCommandOptions, out: (line: string) => void): Promise<boolean> {
-  const { config } = loadServiceConfig(env);
+  const { loaded: { config }, notice } = await loadCliConfig(env);
+  if (notice) out(notice);
   const project = Object.hasOwn(config.projects, options.project) ? config.projects[options.project] : undefined;
   if (!project) {
     out(`unknown project ${options.project}; configured: ${Object.keys(config.projects).join(', ') || 'none'}`);

@@ -1,5 +1,5 @@
 import type { ServiceEnvironment } from '../config/environment.js';
-import { loadServiceConfig } from '../config/load-service-config.js';
+import { loadCliConfig } from '../stored-config/cli-stored-config.js';
 import { isPlatform } from '../platforms/platform.js';
 import { executePipeline } from '../pipelines/pipeline-execution.js';
 import { resolvePipeline } from '../pipelines/pipeline-catalog.js';
@@ -18,13 +18,15 @@ export interface RunCommandOptions {
 
 /**
  * `pipeline-service run PIPELINE --project P [--ticket T]`: runs one pipeline in-process, in the
- * configured sandbox backend, printing its events; no database, store or queue is involved. The
+ * configured sandbox backend, printing its events; no store or queue is involved, and the database
+ * only for the stored secrets and settings (with DATABASE_URL). The
  * repositories are prepared and published as the server would (`code`: the pull request), and
  * the ticket's labels are left alone (no lifecycle without the database).
  * Resolves true when the pipeline succeeded.
  */
 export async function runPipeline(env: ServiceEnvironment, options: RunCommandOptions, out: (line: string) => void): Promise<boolean> {
-  const { config } = loadServiceConfig(env);
+  const { loaded: { config }, notice } = await loadCliConfig(env);
+  if (notice) out(notice);
   const project = config.projects[options.project];
   if (!project) {
     out(`unknown project ${options.project}; configured: ${Object.keys(config.projects).join(', ') || 'none'}`);

@@ -4,7 +4,7 @@ import { DatabaseService } from '../database/database.service.js';
 import { type Finding, FindingSubsystem, finding } from '../findings/finding.js';
 import { FindingsService } from '../findings/findings.service.js';
 import { decryptSecret } from './secret-cipher.js';
-import { parseSecretsKey, SECRETS_KEY_VARIABLE, type SecretsKey } from './secrets-key.js';
+import { openSecrets, parseSecretsKey, SECRETS_KEY_VARIABLE, type SecretsKey } from './secrets-key.js';
 
 const FINDINGS_SOURCE = 'secrets';
 
@@ -41,15 +41,9 @@ export class SecretsStore {
 
   /** The readable values by name; the unreadable ones become this store's finding. */
   openAll(rows: readonly { name: string; value: Buffer }[]): Record<string, string> {
-    const stored: Record<string, string> = Object.create(null);
-    const unreadable: string[] = [];
-    for (const row of rows) {
-      const value = this.open(row.name, row.value);
-      if (value === null) unreadable.push(row.name);
-      else stored[row.name] = value;
-    }
+    const { secrets, unreadable } = openSecrets(this.key, rows);
     this.report(unreadable);
-    return stored;
+    return secrets;
   }
 
   private report(unreadable: string[]): void {

@@ -29,4 +29,22 @@ describe('pipeline-service run', () => {
     expect(lines.at(-1)).toBe(`pipeline security-scan failed: ${AGENTS_REFUSED}`);
     expect(await runPipeline(setup.env, { pipeline: 'hello', project: 'nowhere', ticket: null }, (l) => lines.push(l))).toBe(false);
   });
+
+  it('runs on the stored settings when DATABASE_URL names the database, and says so when it cannot read them', async () => {
+    await setup.db.query(`INSERT INTO config_settings (key, value, updated_by) VALUES ('pipelines.greet', $1::jsonb, 'test')`,
+      [JSON.stringify({ commands: ['echo a stored greeting'], timeout_seconds: 60 })]);
+    try {
+      const lines: string[] = [];
+      expect(await runPipeline(setup.env, { pipeline: 'greet', project: 'solo', ticket: null }, (l) => lines.push(l))).toBe(true);
+      expect(lines).toContain('[solo-web] a stored greeting');
+      expect(lines.some((l) => l.startsWith('stored secrets and settings'))).toBe(false);
+
+      const away: string[] = [];
+      const unreachable = { ...setup.env, databaseUrl: 'postgres://postgres@127.0.0.1:1/nothing' };
+      expect(await runPipeline(unreachable, { pipeline: 'greet', project: 'solo', ticket: null }, (l) => away.push(l))).toBe(false);
+      expect(away[0]).toMatch(/^stored secrets and settings could not be read \(.*\): the bootstrap file and the environment apply$/);
+    } finally {
+      await setup.db.query(`DELETE FROM config_settings WHERE key = 'pipelines.greet'`);
+    }
+  });
 });
