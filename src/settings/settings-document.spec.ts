@@ -7,7 +7,8 @@ describe('setting keys', () => {
     expect(checkSettingKey('auth.authority')).toMatchObject({ ok: false, code: 'bootstrap_setting' });
     expect(checkSettingKey('auth')).toMatchObject({ ok: false, code: 'bootstrap_setting' });
     expect(checkSettingKey('auth.enforce.x')).toMatchObject({ ok: false, code: 'bootstrap_setting' });
-    expect(checkSettingKey('auth.name_claim')).toMatchObject({ ok: true });
+    expect(checkSettingKey('auth.name_claim')).toMatchObject({ ok: false, code: 'not_a_setting', error: expect.stringContaining('PUT /api/access/claims') });
+    expect(checkSettingKey('auth.group_roles.ops')).toMatchObject({ ok: false, code: 'not_a_setting', error: expect.stringContaining('access records') });
     expect(checkSettingKey('secrets.TOKEN')).toMatchObject({ ok: false, code: 'not_a_setting' });
     for (const bad of ['', 'a..b', '.a', 'a b', 'a/b', '__x__.y z']) expect(checkSettingKey(bad)).toMatchObject({ ok: false, code: 'invalid_key' });
   });

@@ -37,6 +37,13 @@ export function checkSettingKey(key: string): SettingKeyCheck {
   if (touched.length > 0) {
     return { ok: false, code: 'bootstrap_setting', error: `${touched.join(', ')} ${touched.length > 1 ? 'are bootstrap settings' : 'is a bootstrap setting'}: change it in the bootstrap file or the environment and restart the server` };
   }
+  // The rest of `auth` lives in the access store: a setting there would be shadowed by it.
+  if (path[0] === 'auth') {
+    const where = path[1]?.endsWith('_claim')
+      ? 'claim names are saved on the Access surface (PUT /api/access/claims) and used from the next request'
+      : 'roles and group mappings are access records (the Access surface; the file\'s copy is imported once, rule 13)';
+    return { ok: false, code: 'not_a_setting', error: `${key} is not a setting: ${where}` };
+  }
   return { ok: true, path };
 }
 

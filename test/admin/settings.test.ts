@@ -176,6 +176,9 @@ describe('a saved setting', () => {
     expect((await call('PUT', '/api/config/settings/a..b', carol, { value: 1 })).json()).toMatchObject({ code: 'invalid_key' });
     expect((await call('PUT', '/api/config/settings/a..b', carol, { value: 1 })).statusCode).toBe(422);
     expect((await call('PUT', '/api/config/settings/secrets.X', carol, { value: 'x' })).json()).toMatchObject({ code: 'not_a_setting' });
+    const claim = await call('PUT', '/api/config/settings/auth.name_claim', carol, { value: 'email' });
+    expect(claim.statusCode).toBe(422);
+    expect(claim.json()).toMatchObject({ code: 'not_a_setting', error: expect.stringContaining('PUT /api/access/claims') });
     const noValue = await call('PUT', '/api/config/settings/queue.max_parallel_runs', carol, {});
     expect(noValue.statusCode).toBe(400);
     expect(noValue.json().error).toContain('value is required');
