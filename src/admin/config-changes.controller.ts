@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Post, Query, UseFilters, UsePipes } from '@nestjs/common';
 import {
-  ApiBadRequestResponse, ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags,
+  ApiBadRequestResponse, ApiConflictResponse, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags,
   ApiUnprocessableEntityResponse,
 } from '@nestjs/swagger';
 import { Permission } from '../auth/permission.js';
@@ -12,6 +12,7 @@ import { ErrorBodyDto } from '../common/dto/error-body.dto.js';
 import { requestValidation } from '../common/request-validation.js';
 import { ApiErrorFilter } from '../dashboard/api-error.filter.js';
 import { PageQuery } from '../dashboard/dto/page.query.js';
+import { ConfigChangePageDto, ConfigChangeRevertedDto } from './dto/change-responses.js';
 import { ChangeParams } from './dto/secret-dto.js';
 import { refusalOf } from './refusal.js';
 
@@ -30,20 +31,21 @@ export class ConfigChangesController {
 
   @Get()
   @ApiOperation({ summary: 'Change feed', description: 'Every write of secrets and access, newest first: who (the name_claim principal, or dashboard), what, and before/after (secret values `***`).' })
-  @ApiOkResponse({ description: '`{changes: [{id, at, attribution, kind, target, before, after, revertOf}], total, limit, offset}`' })
+  @ApiOkResponse({ type: ConfigChangePageDto, description: 'a page of change records, newest first' })
   @RequirePermissions(Permission.ConfigRead, Permission.SecretsRead)
-  async list(@Query() page: PageQuery) {
+  async list(@Query() page: PageQuery): Promise<ConfigChangePageDto> {
     return { ...(await this.changes.list(page.limit, page.offset)), limit: page.limit, offset: page.offset };
   }
 
   @Post(':id/revert')
   @ApiOperation({ summary: 'Revert a change', description: 'Puts the target back as the record\'s `before` shows it, under the same rules as a save; the revert is itself a change record (`revertOf`).' })
-  @ApiOkResponse({ description: '`{reverted, change}` (the reverted id and the new record\'s id)' })
+  // 201: a POST without @HttpCode, and a revert does create a change record.
+  @ApiCreatedResponse({ type: ConfigChangeRevertedDto, description: 'reverted; `change` is the revert\'s own record' })
   @ApiNotFoundResponse({ type: ErrorBodyDto, description: 'no such change' })
   @ApiConflictResponse({ type: ErrorBodyDto, description: 'code newer_change (with `newerChanges`), in_use, has_holders, no_admin_route, unreadable or not_revertible' })
   @ApiUnprocessableEntityResponse({ type: ErrorBodyDto, description: 'the restored state is refused at save (access rule 9)' })
   @RequirePermissions(Permission.ConfigWrite, Permission.SecretsWrite)
-  async revert(@Param() p: ChangeParams, @CurrentAuth() auth: RequestAuth) {
+  async revert(@Param() p: ChangeParams, @CurrentAuth() auth: RequestAuth): Promise<ConfigChangeRevertedDto> {
     const result = await this.changes.revert(p.id, attributionOf(auth.principal), auth.principal);
     if (result.outcome === 'refused') throw refusalOf(result.refusal);
     return { reverted: p.id, change: result.changeId };

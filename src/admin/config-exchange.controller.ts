@@ -17,6 +17,7 @@ import { CONFIG_IMPORT_BODY_LIMIT, exportFileName, renderConfigDocument, YAML_CO
 import { parseConfigText } from '../exchange/config-document.reader.js';
 import { ConfigExportService } from '../exchange/config-export.service.js';
 import { ConfigImportService } from '../exchange/config-import.service.js';
+import { ConfigImportedDto } from './dto/import-responses.js';
 
 const JSON_TYPE = 'application/json';
 const ACCEPTED_TYPES: readonly string[] = [...YAML_CONTENT_TYPES, JSON_TYPE];
@@ -59,12 +60,12 @@ export class ConfigExchangeController {
   })
   @ApiConsumes(...ACCEPTED_TYPES)
   @ApiBody({ description: DOCUMENT, schema: { type: 'object' } })
-  @ApiOkResponse({ description: '`{imported: {settings, people, groups, roles}, change, warnings: [{path, error}]}`' })
+  @ApiOkResponse({ type: ConfigImportedDto, description: 'imported: what now stands, the change record, and the warnings' })
   @ApiUnprocessableEntityResponse({ description: '`{error: "invalid_import", problems: [{path, error}, …]}`: every problem found; nothing was applied' })
   @ApiPayloadTooLargeResponse({ type: ErrorBodyDto, description: `a body over ${CONFIG_IMPORT_BODY_LIMIT} bytes` })
   @ApiUnsupportedMediaTypeResponse({ type: ErrorBodyDto, description: `a body that is not ${ACCEPTED_TYPES.join(', ')}` })
   @RequirePermissions(Permission.ConfigImport, Permission.SecretsWrite)
-  async import(@Body() body: unknown, @Req() req: RawBodyRequest<FastifyRequest>, @CurrentAuth() auth: RequestAuth) {
+  async import(@Body() body: unknown, @Req() req: RawBodyRequest<FastifyRequest>, @CurrentAuth() auth: RequestAuth): Promise<ConfigImportedDto> {
     const result = await this.importer.import(this.documentOf(body, req), attributionOf(auth.principal), auth.principal);
     if (result.outcome === 'invalid') throw new UnprocessableEntityException({ error: 'invalid_import', problems: result.problems });
     const { people, groups, roles } = result.access;

@@ -14,10 +14,9 @@ import { ConfigCatalog } from '../settings/config-catalog.service.js';
 import { checkSettingKey } from '../settings/settings-document.js';
 import { type SettingWriteResult, SettingsWriter } from '../settings/settings-writer.service.js';
 import { SettingKeyParams, SettingValueBody } from './dto/setting-dto.js';
+import { SettingViewDto, SettingWrittenDto, StoredSettingsDto } from './dto/setting-responses.js';
 import { refusalOf } from './refusal.js';
 
-const SETTING = 'key, value, source, keys: [{key, value, source, …}], stored: {key, value, updatedAt, updatedBy} | null, bootstrap';
-const WRITTEN = `\`{${SETTING}, change, warnings: [{field, severity, reason}], overriddenBy: [key]}\``;
 const REFUSED_422 = 'code invalid_key, not_a_setting, literal_secret (with `fields`: store the value under /api/secrets and save `${NAME}`) or invalid_setting (with `findings`: each `{field, severity, reason}`, an unknown key included)';
 
 /**
@@ -39,18 +38,18 @@ export class ConfigSettingsController {
 
   @Get()
   @ApiOperation({ summary: 'Stored settings', description: 'Every setting saved over the bootstrap file, with when and by whom; values masked as in GET /api/config.' })
-  @ApiOkResponse({ description: '`{settings: [{key, value, updatedAt, updatedBy}]}`' })
+  @ApiOkResponse({ type: StoredSettingsDto, description: 'every stored setting, sorted by key' })
   @RequirePermissions(Permission.ConfigRead)
-  async list() {
+  async list(): Promise<StoredSettingsDto> {
     return { settings: await this.catalog.storedSettings() };
   }
 
   @Get(':key')
   @ApiOperation({ summary: 'One key in force', description: 'The value in force at the key (a block: everything under it), its source, each key under it, and the setting stored at exactly this key if any.' })
-  @ApiOkResponse({ description: `\`{${SETTING}}\`` })
+  @ApiOkResponse({ type: SettingViewDto, description: 'what is in force at the key' })
   @ApiNotFoundResponse({ type: ErrorBodyDto, description: 'nothing is in force at the key' })
   @RequirePermissions(Permission.ConfigRead)
-  async get(@Param() p: SettingKeyParams) {
+  async get(@Param() p: SettingKeyParams): Promise<SettingViewDto> {
     const checked = checkSettingKey(p.key);
     if (!checked.ok && checked.code === 'invalid_key') throw new BadRequestException({ error: checked.error, code: checked.code });
     const setting = checked.ok || checked.code === 'bootstrap_setting' ? await this.catalog.setting(p.key) : null;
@@ -64,27 +63,27 @@ export class ConfigSettingsController {
     description: 'Lays the value over the bootstrap file at the key; validated as the loader reads it (only what the save changes can refuse it), '
       + 'applied on this replica before the answer and on every other within a second. A stored key below this one still wins over it (`overriddenBy`).',
   })
-  @ApiOkResponse({ description: WRITTEN })
+  @ApiOkResponse({ type: SettingWrittenDto, description: 'saved: what is in force at the key now' })
   @ApiConflictResponse({ type: ErrorBodyDto, description: 'code bootstrap_setting: auth.authority, auth.audience and auth.enforce change only in the file or environment, with a restart' })
   @ApiUnprocessableEntityResponse({ type: ErrorBodyDto, description: REFUSED_422 })
   @RequirePermissions(Permission.ConfigWrite)
-  async save(@Param() p: SettingKeyParams, @Body() body: SettingValueBody, @CurrentAuth() auth: RequestAuth) {
+  async save(@Param() p: SettingKeyParams, @Body() body: SettingValueBody, @CurrentAuth() auth: RequestAuth): Promise<SettingWrittenDto> {
     return this.answer(p.key, await this.writer.save(p.key, body.value, attributionOf(auth.principal)));
   }
 
   @Delete(':key')
   @ApiOperation({ summary: 'Remove a setting', description: 'The key goes back to the bootstrap file\'s value, or the default; validated like a save.' })
-  @ApiOkResponse({ description: `${WRITTEN}: what is in force now` })
+  @ApiOkResponse({ type: SettingWrittenDto, description: 'removed: what is in force at the key now' })
   @ApiNotFoundResponse({ type: ErrorBodyDto, description: 'no setting is stored at the key' })
   @ApiConflictResponse({ type: ErrorBodyDto, description: 'code bootstrap_setting' })
   @ApiUnprocessableEntityResponse({ type: ErrorBodyDto, description: REFUSED_422 })
   @RequirePermissions(Permission.ConfigWrite)
-  async remove(@Param() p: SettingKeyParams, @CurrentAuth() auth: RequestAuth) {
+  async remove(@Param() p: SettingKeyParams, @CurrentAuth() auth: RequestAuth): Promise<SettingWrittenDto> {
     return this.answer(p.key, await this.writer.remove(p.key, attributionOf(auth.principal)));
   }
 
   /** What is in force at the key now (this replica applied the write before answering). */
-  private async answer(key: string, result: SettingWriteResult) {
+  private async answer(key: string, result: SettingWriteResult): Promise<SettingWrittenDto> {
     if (result.outcome === 'refused') throw refusalOf(result.refusal);
     const { changeId, warnings, overriddenBy } = result;
     const setting = await this.catalog.setting(key);

@@ -4,6 +4,7 @@ import { Permission } from '../auth/permission.js';
 import { RequirePermissions } from '../auth/require-permissions.decorator.js';
 import { ApiErrorFilter } from '../dashboard/api-error.filter.js';
 import { ConfigCatalog } from '../settings/config-catalog.service.js';
+import { ConfigOverviewDto } from './dto/config-responses.js';
 
 /** The configuration catalog: what is in force on this replica, key by key, with where each value comes from. */
 @ApiTags('config')
@@ -20,9 +21,9 @@ export class ConfigController {
       + 'stored secrets by name only. The bootstrap settings (auth.authority, auth.audience, auth.enforce) are flagged, with `restartDue` and `configured` '
       + 'when the configuration now says otherwise than what the server started with.',
   })
-  @ApiOkResponse({ description: '`{file: {path, present}, revision, bootstrap: [key], secrets: {file: [name], stored: [name]}, keys: [{key, value, source, variable?, references?, bootstrap?, restartDue?, configured?}]}`' })
+  @ApiOkResponse({ type: ConfigOverviewDto, description: 'the configuration in force, key by key' })
   @RequirePermissions(Permission.ConfigRead)
-  overview() {
+  overview(): ConfigOverviewDto {
     return this.catalog.overview();
   }
 }

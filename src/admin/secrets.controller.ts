@@ -12,6 +12,7 @@ import { ApiErrorFilter } from '../dashboard/api-error.filter.js';
 import { SecretsStore } from '../secrets/secrets-store.service.js';
 import { SecretsWriter } from '../secrets/secrets-writer.service.js';
 import { SecretParams, SecretValueBody } from './dto/secret-dto.js';
+import { SecretSavedDto, StoredSecretsDto } from './dto/secret-responses.js';
 import { refusalOf } from './refusal.js';
 
 /**
@@ -32,19 +33,19 @@ export class SecretsController {
 
   @Get()
   @ApiOperation({ summary: 'Stored secrets', description: 'Names, when and by whom each was last saved, whether the current key can read it, and the configuration keys that reference it as `${NAME}`. Never a value.' })
-  @ApiOkResponse({ description: '`{secrets: [{name, updatedAt, updatedBy, readable, usedBy}], key: "ok" | "missing" | "invalid"}`' })
+  @ApiOkResponse({ type: StoredSecretsDto, description: 'the stored secrets, and the state of SERVICE_SECRETS_KEY' })
   @RequirePermissions(Permission.SecretsRead)
-  async list() {
+  async list(): Promise<StoredSecretsDto> {
     const rows = await this.store.rows();
     return { secrets: rows.map((r) => ({ ...r, usedBy: this.writer.usesOf(r.name) })), key: this.store.key.state };
   }
 
   @Put(':name')
   @ApiOperation({ summary: 'Save a secret', description: 'Creates or replaces the value (encrypted under SERVICE_SECRETS_KEY); `${NAME}` references resolve against it on every replica within a second.' })
-  @ApiOkResponse({ description: '`{name, usedBy, change}` (the change record id)' })
+  @ApiOkResponse({ type: SecretSavedDto, description: 'saved; `change` is the change record' })
   @ApiConflictResponse({ type: ErrorBodyDto, description: 'code no_secrets_key: SERVICE_SECRETS_KEY is not set or invalid' })
   @RequirePermissions(Permission.SecretsWrite)
-  async save(@Param() p: SecretParams, @Body() body: SecretValueBody, @CurrentAuth() auth: RequestAuth) {
+  async save(@Param() p: SecretParams, @Body() body: SecretValueBody, @CurrentAuth() auth: RequestAuth): Promise<SecretSavedDto> {
     const result = await this.writer.save(p.name, body.value, attributionOf(auth.principal));
     if (result.outcome === 'refused') throw refusalOf(result.refusal);
     return { name: p.name, usedBy: this.writer.usesOf(p.name), change: result.changeId };

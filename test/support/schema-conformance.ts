@@ -1,12 +1,12 @@
 /**
  * What in `value` an OpenAPI 3.0 schema of `document` does not allow: missing required fields,
  * fields the schema does not name, wrong types, values outside an enum. Enough of JSON Schema for
- * the schemas @nestjs/swagger writes ($ref, allOf, oneOf, nullable, enum, format), so a test can
- * hold a real answer against its documented schema in both directions.
+ * the schemas @nestjs/swagger writes ($ref, allOf, oneOf, nullable, enum, format, and `{}` for any
+ * value), so a test can hold a real answer against its documented schema in both directions.
  */
 export function schemaViolations(document: OpenApiDocument, schema: Schema, value: unknown, at = '$'): string[] {
   if (schema.$ref !== undefined) return schemaViolations(document, resolve(document, schema.$ref), value, at);
-  if (value === null) return schema.nullable === true ? [] : [`${at} is null, which the schema does not allow`];
+  if (value === null) return schema.nullable === true || isAnyValue(schema) ? [] : [`${at} is null, which the schema does not allow`];
   const out: string[] = [];
   for (const part of schema.allOf ?? []) out.push(...schemaViolations(document, part, value, at));
   if (schema.oneOf !== undefined) {
@@ -60,6 +60,15 @@ function resolve(document: OpenApiDocument, ref: string): Schema {
   const schema = document.components?.schemas?.[name];
   if (schema === undefined) throw new Error(`the document has no schema ${ref}`);
   return schema;
+}
+
+/**
+ * The empty schema (`{}`, e.g. the items of an array of any values): it constrains nothing, so
+ * null too is allowed (OpenAPI 3.0.3: `nullable` only matters beside a `type`).
+ */
+function isAnyValue(schema: Schema): boolean {
+  return schema.type === undefined && schema.enum === undefined && schema.allOf === undefined && schema.oneOf === undefined
+    && schema.items === undefined && schema.properties === undefined && schema.additionalProperties === undefined;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -18,6 +18,7 @@ import { ArchiveExporter } from './archive-export.service.js';
 import { ARCHIVE_MEDIA_TYPE } from './archive-format.js';
 import { ArchiveImporter, type RestoreResult } from './archive-import.service.js';
 import { ArchiveRefused } from './archive-refused.js';
+import { ArchiveRestoredDto } from './archive-restored.dto.js';
 
 /** The whole-database archive (archive.export / archive.import): a backup, and a restore into an empty installation. */
 @ApiTags('archive')
@@ -60,7 +61,7 @@ export class ArchiveController {
   })
   @ApiConsumes(...ARCHIVE_UPLOAD_TYPES)
   @ApiBody({ schema: { type: 'string', format: 'binary' }, description: 'the bytes `GET /api/archive` gave' })
-  @ApiOkResponse({ description: '`{schema, createdAt, rows: {table: n}, change}` (the restore\'s change record id)' })
+  @ApiOkResponse({ type: ArchiveRestoredDto, description: 'restored: the archive\'s schema and time, rows per table, and the change record' })
   @ApiConflictResponse({ type: ErrorBodyDto, description: 'code not_empty, with `tables`: the ones holding rows' })
   @ApiUnprocessableEntityResponse({
     type: ErrorBodyDto,

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { IsString, Length, ValidateBy } from 'class-validator';
+import { ANY_JSON_VALUE } from '../../common/dto/any-json-value.js';
 
 /** Fastify answers 414 for a path parameter over 100 characters (its maxParamLength). */
 const MAX_KEY_LENGTH = 100;
@@ -28,8 +29,7 @@ export class SettingValueBody {
   @ApiProperty({
     description: 'the value as the bootstrap file would hold it at the key (a block: the whole mapping); `${NAME}` references stay unresolved. '
       + 'At a field read as a secret only `${NAME}` references are accepted.',
-    oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'object' }, { type: 'array', items: {} }],
-    nullable: true,
+    ...ANY_JSON_VALUE,
     example: 8,
   })
   @IsSettingValue()
