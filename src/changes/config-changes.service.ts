@@ -51,8 +51,9 @@ export class ConfigChangesService {
   }
 }
 
-function outcome(r: { outcome: 'saved'; changeId: number } | { outcome: 'refused'; refusal: Refusal }): RevertResult {
-  return r.outcome === 'saved' ? { outcome: 'reverted', changeId: r.changeId } : r;
+/** A writer's answer to a revert (a revert always writes and records, so its change id is never null). */
+function outcome(r: { outcome: 'saved'; changeId: number | null } | { outcome: 'refused'; refusal: Refusal }): RevertResult {
+  return r.outcome === 'saved' ? { outcome: 'reverted', changeId: r.changeId! } : r;
 }
 
 function refused(reason: Refusal['reason'], code: string, error: string): RevertResult {

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { Injectable } from '@nestjs/common';
 import type { AccessRefusal as Refusal } from '../access/access-change.js';
 import { insertChange, newerChangesOn, type Query, WHOLE_CONFIGURATION } from '../changes/change-record.js';
@@ -20,7 +21,8 @@ export const settingTarget = (key: string) => `setting:${key}`;
 
 export type SettingWriteResult =
   | {
-    outcome: 'saved'; changeId: number;
+    /** The change record; null when the value was already stored at the key (nothing written, nothing recorded). */
+    outcome: 'saved'; changeId: number | null;
     /** New advisory findings elsewhere that the save brings (it was not refused for them). */
     warnings: Finding[];
     /** Stored keys below this one: they still win over what was saved here. */
@@ -75,6 +77,11 @@ export class SettingsWriter {
         return refused('invalid', 'invalid_setting', `setting ${key} is refused: ${verdict.problems.map((f) => `${f.field ?? 'configuration'}: ${f.reason}`).join('; ')}`,
           { findings: verdict.problems.map(({ field, severity, reason }) => ({ field, severity, reason })) });
       }
+      const overriddenBy = Object.keys(candidate).filter((k) => k.startsWith(`${key}.`)).sort();
+      // Saving what is already stored changes nothing: no write, no revision, no record (a revert always records).
+      if (revertOf === null && next !== null && existed && isDeepStrictEqual(current[key], next.value)) {
+        return { outcome: 'saved', changeId: null, warnings: [], overriddenBy };
+      }
       if (next === null) await query('DELETE FROM config_settings WHERE key = $1', [key]);
       else {
         await query(
@@ -88,7 +95,6 @@ export class SettingsWriter {
         attribution, kind: next === null ? 'setting.delete' : 'setting.put', target: settingTarget(key),
         before: existed ? { key, value: current[key] } : null, after: next === null ? null : { key, value: next.value }, revertOf,
       });
-      const overriddenBy = Object.keys(candidate).filter((k) => k.startsWith(`${key}.`)).sort();
       return { outcome: 'saved', changeId, warnings: verdict.warnings, overriddenBy };
     });
     if (result.outcome === 'saved') await this.sync.refresh();

@@ -227,6 +227,13 @@ describe('the change feed', () => {
     await eventually(async () => (parallelRuns(b) === 8 ? true : undefined), 5_000, 'replica b sees the revert');
     const [record] = (await call('GET', '/api/config/changes?limit=1', root)).json().changes;
     expect(record).toMatchObject({ id: revert.json().change, kind: 'setting.put', attribution: 'root@example.test', revertOf: deleted.id, after: { key: 'queue.max_parallel_runs', value: 8 } });
+
+    // Saving what is already stored writes nothing and records nothing.
+    const again = await call('PUT', '/api/config/settings/queue.max_parallel_runs', root, { value: 8 });
+    expect(again.statusCode).toBe(200);
+    expect(again.json()).toMatchObject({ change: null, value: 8, source: 'store' });
+    const [latest] = (await call('GET', '/api/config/changes?limit=1', root)).json().changes;
+    expect(latest.id).toBe(record.id);
   });
 });
 

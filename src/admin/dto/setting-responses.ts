@@ -40,7 +40,7 @@ export class SettingWarningDto implements Pick<Finding, 'field' | 'severity' | '
 
 @ApiSchema({ name: 'SettingWritten', description: 'what is in force at the key after the write' })
 export class SettingWrittenDto extends SettingViewDto {
-  @ApiProperty({ type: 'integer', description: 'the change record of the write' }) change: number;
+  @ApiProperty({ type: 'integer', nullable: true, description: 'the change record of the write; null when the value was already stored (nothing written)' }) change: number | null;
   @ApiProperty({ type: [SettingWarningDto], description: 'what the loader reports on the configuration the write left, without refusing it' }) warnings: SettingWarningDto[];
   @ApiProperty({ type: [String], description: 'stored keys below this one, which still win over it' }) overriddenBy: string[];
 }
