@@ -1,8 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '../config/config.service.js';
 import { DatabaseService } from '../database/database.service.js';
-import { foldRoleName } from '../auth/built-in-roles.js';
-import { type AccessDocument, type ClaimNames, normalizeGroupValue } from '../auth/role-resolution.js';
+import type { AccessDocument, ClaimNames } from '../auth/role-resolution.js';
 import { DEFAULT_AUTH_CLAIMS } from '../config/service-config.js';
 import { type AccessSnapshot, effectiveClaimNames, NO_STORED_CLAIM_NAMES, readAccessRevision, readAccessSnapshot } from './access-snapshot.js';
 import { RevisionCheck } from './revision-check.js';
@@ -10,7 +9,6 @@ import { RevisionCheck } from './revision-check.js';
 const EMPTY: AccessSnapshot = { document: { groupRoles: {}, personGrants: [], customRoles: {} }, claimNames: NO_STORED_CLAIM_NAMES, revision: '' };
 /** Background refresh, for changes made outside the access writer (which bumps the revision). */
 const REFRESH_MS = 5_000;
-const BOOTSTRAP_IMPORT_MARKER = 'auth-bootstrap-import';
 
 /**
  * The access document (group mappings, person grants, custom roles) and the saved claim names, in
@@ -34,7 +32,7 @@ export class AccessStoreService {
     private readonly config: ConfigService,
   ) {
     db.onStatus((status) => {
-      if (status.state === 'ready') void this.importBootstrapOnce().then(() => this.refresh());
+      if (status.state === 'ready') void this.refresh();
     });
   }
 
@@ -106,40 +104,5 @@ export class AccessStoreService {
       this.logger.warn(`access document could not be read; keeping the last one: ${(error as Error).message}`);
     }
     return this.cached;
-  }
-
-  /**
-   * Spec rule 13: `auth.group_roles` and `auth.roles` in the bootstrap file are imported once, on
-   * the first boot that sees them; afterwards the database is authoritative and they are ignored.
-   */
-  async importBootstrapOnce(): Promise<void> {
-    const auth = this.config.config.auth;
-    if (!auth || (Object.keys(auth.group_roles).length === 0 && Object.keys(auth.roles).length === 0)) return;
-    try {
-      await this.db.dataSource.transaction(async (tx) => {
-        const inserted: unknown[] = await tx.query(
-          `INSERT INTO access_markers (name, detail) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING RETURNING name`,
-          [BOOTSTRAP_IMPORT_MARKER, JSON.stringify({ groups: Object.keys(auth.group_roles), roles: Object.keys(auth.roles) })],
-        );
-        if (inserted.length === 0) return;
-        await tx.query('UPDATE access_revision SET revision = revision + 1');
-        for (const [group, roles] of Object.entries(auth.group_roles)) {
-          await tx.query(
-            `INSERT INTO access_group_roles (group_value, roles, updated_by) VALUES ($1, $2, 'bootstrap-import') ON CONFLICT DO NOTHING`,
-            [normalizeGroupValue(group), roles.map(foldRoleName)],
-          );
-        }
-        for (const [name, permissions] of Object.entries(auth.roles)) {
-          await tx.query(
-            `INSERT INTO access_custom_roles (name, permissions, updated_by) VALUES ($1, $2, 'bootstrap-import') ON CONFLICT DO NOTHING`,
-            [foldRoleName(name), permissions],
-          );
-        }
-        this.logger.log(`imported ${Object.keys(auth.group_roles).length} group mapping(s) and ${Object.keys(auth.roles).length} custom role(s) from the bootstrap file; the database is authoritative from now on`);
-      });
-      this.invalidate();
-    } catch (error) {
-      this.logger.warn(`bootstrap import of access settings failed (will retry at next start): ${(error as Error).message}`);
-    }
   }
 }

@@ -149,7 +149,7 @@ export class AccessWriter {
   }
 
   /** The change record, in this transaction: who, what, and the target's slice before and after (the feed and revert read it). */
-  private async record(tx: EntityManager, change: AccessChange, attribution: string, before: AccessState, after: AccessState, revertOf: number | null): Promise<number> {
+  async record(tx: EntityManager, change: AccessChange, attribution: string, before: AccessState, after: AccessState, revertOf: number | null = null): Promise<number> {
     this.logger.log(`access change ${change.kind} by ${attribution}`);
     return insertChange((sql, p) => tx.query(sql, p), {
       attribution, kind: `access.${change.kind}`, target: accessTarget(change),

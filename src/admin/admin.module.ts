@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AccessBootstrapImport } from '../access/access-bootstrap-import.service.js';
 import { AccessReader } from '../access/access-reader.service.js';
 import { AccessWriter } from '../access/access-writer.service.js';
 import { ConfigChangesService } from '../changes/config-changes.service.js';
@@ -24,7 +25,7 @@ import { SecretsController } from './secrets.controller.js';
   imports: [ArchiveModule],
   controllers: [AccessController, SecretsController, ConfigChangesController, ConfigController, ConfigSettingsController, ConfigExchangeController],
   providers: [
-    AccessReader, AccessWriter, SecretsWriter, SettingsWriter, ConfigCatalog, ConfigChangesService,
+    AccessReader, AccessWriter, AccessBootstrapImport, SecretsWriter, SettingsWriter, ConfigCatalog, ConfigChangesService,
     ConfigExportService, ConfigImportService,
   ],
 })

@@ -28,9 +28,9 @@ export function formatInitResult(result: InitRepositoryResult): string {
  * queue, and the database only for the stored secrets and settings (with DATABASE_URL). Prints
  * one line per repository; resolves true when every repository ended opened, updated or complete.
  */
-export async function initProject(env: ServiceEnvironment, options: InitCommandOptions, out: (line: string) => void): Promise<boolean> {
+export async function initProject(env: ServiceEnvironment, options: InitCommandOptions, out: (line: string) => void, warn: (line: string) => void = out): Promise<boolean> {
   const { loaded: { config }, notice } = await loadCliConfig(env);
-  if (notice) out(notice);
+  if (notice) warn(notice);
   const project = Object.hasOwn(config.projects, options.project) ? config.projects[options.project] : undefined;
   if (!project) {
     out(`unknown project ${options.project}; configured: ${Object.keys(config.projects).join(', ') || 'none'}`);

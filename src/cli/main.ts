@@ -35,7 +35,7 @@ async function main(argv: string[]): Promise<number> {
         console.error(USAGE);
         return 2;
       }
-      const ok = await runPipeline(env, { pipeline: positionals[0] as string, project: values.project, ticket: values.ticket ?? null }, (line) => console.log(line));
+      const ok = await runPipeline(env, { pipeline: positionals[0] as string, project: values.project, ticket: values.ticket ?? null }, (line) => console.log(line), (line) => console.error(line));
       return ok ? 0 : 1;
     }
     case 'init': {
@@ -44,7 +44,7 @@ async function main(argv: string[]): Promise<number> {
         console.error(USAGE);
         return 2;
       }
-      const ok = await initProject({ ...env, configPath: values.config ?? env.configPath }, { project: values.project }, (line) => console.log(line));
+      const ok = await initProject({ ...env, configPath: values.config ?? env.configPath }, { project: values.project }, (line) => console.log(line), (line) => console.error(line));
       return ok ? 0 : 1;
     }
     case undefined:

@@ -24,9 +24,9 @@ export interface RunCommandOptions {
  * the ticket's labels are left alone (no lifecycle without the database).
  * Resolves true when the pipeline succeeded.
  */
-export async function runPipeline(env: ServiceEnvironment, options: RunCommandOptions, out: (line: string) => void): Promise<boolean> {
+export async function runPipeline(env: ServiceEnvironment, options: RunCommandOptions, out: (line: string) => void, warn: (line: string) => void = out): Promise<boolean> {
   const { loaded: { config }, notice } = await loadCliConfig(env);
-  if (notice) out(notice);
+  if (notice) warn(notice);
   const project = config.projects[options.project];
   if (!project) {
     out(`unknown project ${options.project}; configured: ${Object.keys(config.projects).join(', ') || 'none'}`);

@@ -1,6 +1,6 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { AccessStoreService } from '../../src/access/access-store.service.js';
+import { AccessBootstrapImport } from '../../src/access/access-bootstrap-import.service.js';
 import type { HealthResponse } from '../../src/health/health.controller.js';
 import { PreflightService } from '../../src/health/preflight.service.js';
 import { OidcAuthority } from '../stand-ins/oidc-authority.js';
@@ -58,7 +58,7 @@ describe('bootstrap import of access settings and the sign-in preflight (success
       { group_value: 'ops', roles: ['operator'], updated_by: 'bootstrap-import' },
       { group_value: 'platform-admins', roles: ['admin'], updated_by: 'bootstrap-import' },
     ]);
-    expect(await rows(`SELECT name, permissions FROM access_custom_roles`)).toEqual([{ name: 'auditor', permissions: ['runs.read', 'diagnostics.read'] }]);
+    expect(await rows(`SELECT name, permissions FROM access_custom_roles`)).toEqual([{ name: 'auditor', permissions: ['diagnostics.read', 'runs.read'] }]);
 
     // The import drops the access cache when it commits; allow for that last tick, well under the 5 s refresh.
     await eventually(async () => ((await identity({ groups: ['/platform-admins'] })).roles.includes('admin') ? true : undefined), 2_000, 'imported mapping in force');
@@ -87,10 +87,10 @@ describe('bootstrap import of access settings and the sign-in preflight (success
       group_roles: { latecomers: ['admin'], ops: ['admin'] },
       roles: { auditor: ['config.read'], extra: ['runs.read'] },
     });
-    await app?.get(AccessStoreService).importBootstrapOnce();
+    await app?.get(AccessBootstrapImport).importOnce();
     await new Promise((r) => setTimeout(r, 300)); // the boot's own import attempt has settled too
     expect(await rows(`SELECT group_value, roles FROM access_group_roles`)).toEqual([{ group_value: 'platform-admins', roles: ['admin'] }]);
-    expect(await rows(`SELECT name, permissions FROM access_custom_roles`)).toEqual([{ name: 'auditor', permissions: ['runs.read', 'diagnostics.read'] }]);
+    expect(await rows(`SELECT name, permissions FROM access_custom_roles`)).toEqual([{ name: 'auditor', permissions: ['diagnostics.read', 'runs.read'] }]);
     expect((await identity({ groups: ['latecomers', 'ops'] })).roles).toEqual([]);
     expect((await identity({ roles: ['auditor'] })).permissions).not.toContain('config.read');
   });
@@ -125,5 +125,51 @@ describe('bootstrap import of access settings and the sign-in preflight (success
     bench.writeConfig({ sandbox: { backend: 'in-process' } });
     app = await bootApp(bench.environment());
     expect(signIn()).toMatchObject({ status: 'skip' });
+  });
+});
+
+describe('bootstrap import under the access rules (rule 9 at the import, rule 11 names it)', () => {
+  let idp: OidcAuthority;
+  let bench: AuthBench;
+  let app: NestFastifyApplication | null = null;
+
+  beforeAll(async () => {
+    idp = await OidcAuthority.start();
+    bench = await createAuthBench('auth_bootstrap_rules');
+  });
+  afterAll(async () => {
+    await app?.close();
+    await bench?.cleanup();
+    await idp?.stop();
+  });
+
+  it('imports what the rules accept, leaves out a built-in name and a permission outside the catalog with a finding each, and records the import', async () => {
+    bench.writeConfig({
+      sandbox: { backend: 'in-process' },
+      auth: {
+        authority: idp.authority, audience: idp.defaultAudience, enforce: true,
+        roles: { Reader: ['config.read'], shouty: ['Runs.Read'], auditor: ['runs.read'] },
+        group_roles: { '/auditors': ['auditor'], admins: ['admin'] },
+      },
+    });
+    app = await bootApp(bench.environment());
+    const rows = async (sql: string) => (await bench.db.query(sql)).rows;
+    await eventually(async () => ((await rows(`SELECT 1 FROM access_markers WHERE name = 'auth-bootstrap-import'`)).length > 0 ? true : undefined), 10_000, 'import marker');
+    await eventually(async () => ((await rows('SELECT 1 FROM config_changes')).length >= 3 ? true : undefined), 10_000, 'the import recorded');
+    expect(await rows('SELECT name, permissions FROM access_custom_roles ORDER BY name')).toEqual([{ name: 'auditor', permissions: ['runs.read'] }]);
+    expect(await rows('SELECT group_value, roles FROM access_group_roles ORDER BY group_value')).toEqual([
+      { group_value: 'admins', roles: ['admin'] }, { group_value: 'auditors', roles: ['auditor'] },
+    ]);
+    expect(await rows('SELECT attribution, kind, target FROM config_changes ORDER BY id')).toEqual([
+      { attribution: 'bootstrap-import', kind: 'access.save-role', target: 'role:auditor' },
+      { attribution: 'bootstrap-import', kind: 'access.map-group', target: 'group:auditors' },
+      { attribution: 'bootstrap-import', kind: 'access.map-group', target: 'group:admins' },
+    ]);
+    const findings = (await app.inject({ method: 'GET', url: '/api/config/findings' })).json().findings as { field: string; reason: string; severity: string }[];
+    const fromImport = findings.filter((f) => f.reason.includes('was not imported from the bootstrap file'));
+    expect(fromImport.map((f) => f.field).sort()).toEqual(['auth.roles.Reader', 'auth.roles.shouty']);
+    expect(fromImport.every((f) => f.severity === 'advisory')).toBe(true);
+    const res = await app.inject({ method: 'GET', url: '/api/identity', headers: bearer(idp.mint({ sub: 'aud', claims: { groups: ['/auditors'] } })) });
+    expect(res.json().roles).toEqual(['auditor']);
   });
 });
