@@ -234,7 +234,7 @@ describe('agent loop: provider failures', () => {
     expect(await session.send('go')).toEqual({ kind: 'finished', summary: 'done' });
     const took = Date.now() - started;
     expect(took).toBeGreaterThanOrEqual(950);
-    expect(took).toBeLessThan(2_500);
+    expect(took).toBeLessThan(4_000); // about the 1 s asked for, not a longer back-off (room for the suite's load)
     expect(modelCalls).toHaveLength(1);
     expect(modelCalls[0]!.attempts).toBe(2);
   });

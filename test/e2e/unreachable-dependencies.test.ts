@@ -139,7 +139,8 @@ describe('KVSTORE_URL to a closed port, then the store comes up', () => {
       return subsystemState(body, 'redis') === 'up' ? body : undefined;
     }, 15_000, 'the redis subsystem to turn up');
     const tookMs = Date.now() - answeredAt;
-    expect(tookMs, `redis turned up ${tookMs} ms after the store answered`).toBeLessThanOrEqual(retrySeconds * 1000 + 1000);
+    // Within one retry interval (2 s, not the 30 s default), with room for the reconnect under the suite's load.
+    expect(tookMs, `redis turned up ${tookMs} ms after the store answered`).toBeLessThanOrEqual(retrySeconds * 1000 + 2000);
     expect(up.subsystems.find((s) => s.name === 'redis')?.reason).toContain(String(port));
 
     // The blocking finding clears by itself.
