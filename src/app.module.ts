@@ -3,6 +3,7 @@ import type { ServiceEnvironment } from './config/environment.js';
 import { AdminModule } from './admin/admin.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { CoreModule } from './core.module.js';
+import { DashboardAppModule } from './dashboard-app/dashboard-app.module.js';
 import { DashboardModule } from './dashboard/dashboard.module.js';
 import { HubModule } from './hub/hub.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
@@ -29,7 +30,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         CoreModule.register(env), AuthModule, RunQueueModule, RunEngineModule, TicketsModule, LabelProjectionModule, WebhooksModule, HubModule,
-        DashboardModule, AdminModule, ProjectInitModule, MetricsModule, options.polling ? PollingModule.withOptions(options.polling) : PollingModule,
+        DashboardModule, DashboardAppModule, AdminModule, ProjectInitModule, MetricsModule, options.polling ? PollingModule.withOptions(options.polling) : PollingModule,
       ],
     };
   }

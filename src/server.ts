@@ -4,6 +4,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { Logger } from 'nestjs-pino';
 import { AppModule, type AppModuleOptions } from './app.module.js';
 import type { ServiceEnvironment } from './config/environment.js';
+import { serveDashboard } from './dashboard-app/serve-dashboard.js';
 import { CONFIG_IMPORT_BODY_LIMIT, YAML_CONTENT_TYPES } from './exchange/config-document.js';
 import { serveOpenApi } from './openapi/serve-openapi.js';
 import { webhookTolerantJsonParser } from './webhooks/webhook-body-parser.js';
@@ -24,6 +25,7 @@ export async function createServer(env: ServiceEnvironment, options: AppModuleOp
   // A configuration import: kept as bytes (no parser), read as YAML by its route, so a syntax error is one of its problems.
   app.useBodyParser([...YAML_CONTENT_TYPES], { bodyLimit: CONFIG_IMPORT_BODY_LIMIT });
   serveOpenApi(app);
+  await serveDashboard(app);
   app.enableShutdownHooks();
   return app;
 }

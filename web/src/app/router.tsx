@@ -1,0 +1,57 @@
+import type { QueryClient } from '@tanstack/react-query';
+import { createRootRouteWithContext, createRoute, createRouter, lazyRouteComponent, redirect } from '@tanstack/react-router';
+import { parseRunsFilter } from '../lib/runs-filter';
+import { NotFoundPage } from '../pages/not-found';
+import { RunsPage } from '../pages/runs/runs-page';
+import { Shell } from '../shell/shell';
+
+export interface RouterContext {
+  queryClient: QueryClient;
+}
+
+const root = createRootRouteWithContext<RouterContext>()({ component: Shell, notFoundComponent: NotFoundPage });
+
+const index = createRoute({ getParentRoute: () => root, path: '/', beforeLoad: () => { throw redirect({ to: '/runs' }); } });
+export const runsRoute = createRoute({ getParentRoute: () => root, path: '/runs', validateSearch: parseRunsFilter, component: RunsPage });
+export const runRoute = createRoute({
+  getParentRoute: () => root,
+  path: '/runs/$runId',
+  validateSearch: (search: Record<string, unknown>) => parseRunSearch(search),
+  component: lazyRouteComponent(() => import('../pages/run/run-page'), 'RunPage'),
+});
+const pullRequests = createRoute({ getParentRoute: () => root, path: '/pull-requests', component: lazyRouteComponent(() => import('../pages/pull-requests'), 'PullRequestsPage') });
+const statistics = createRoute({ getParentRoute: () => root, path: '/statistics', component: lazyRouteComponent(() => import('../pages/statistics'), 'StatisticsPage') });
+const findings = createRoute({ getParentRoute: () => root, path: '/findings', component: lazyRouteComponent(() => import('../pages/findings'), 'FindingsPage') });
+const identity = createRoute({ getParentRoute: () => root, path: '/identity', component: lazyRouteComponent(() => import('../pages/identity'), 'IdentityPage') });
+
+/** The run page's URL state: the log's filters and the line a link points at. */
+export interface RunSearch {
+  sandbox?: string;
+  kind?: string;
+  q?: string;
+  line?: number;
+  drawer?: boolean;
+}
+
+export function parseRunSearch(search: Record<string, unknown>): RunSearch {
+  const out: RunSearch = {};
+  for (const key of ['sandbox', 'kind', 'q'] as const) {
+    const value = search[key];
+    if (typeof value === 'string' && value !== '') out[key] = value.slice(0, 200);
+  }
+  const line = Number(search['line']);
+  if (Number.isInteger(line) && line > 0) out.line = line;
+  if (search['drawer'] === true || search['drawer'] === 'true') out.drawer = true;
+  return out;
+}
+
+export function createAppRouter(queryClient: QueryClient) {
+  const tree = root.addChildren([index, runsRoute, runRoute, pullRequests, statistics, findings, identity]);
+  return createRouter({ routeTree: tree, context: { queryClient }, defaultPreload: 'intent', scrollRestoration: true });
+}
+
+declare module '@tanstack/react-router' {
+  interface Register {
+    router: ReturnType<typeof createAppRouter>;
+  }
+}

@@ -1,0 +1,9 @@
+import { PageTitle } from '../components/ui';
+
+export function IdentityPage() {
+  return (
+    <section>
+      <PageTitle>Identity</PageTitle>
+    </section>
+  );
+}

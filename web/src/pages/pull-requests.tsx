@@ -1,0 +1,9 @@
+import { PageTitle } from '../components/ui';
+
+export function PullRequestsPage() {
+  return (
+    <section>
+      <PageTitle>Pull requests</PageTitle>
+    </section>
+  );
+}

@@ -1,0 +1,9 @@
+import { PageTitle } from '../../components/ui';
+
+export function RunPage() {
+  return (
+    <section>
+      <PageTitle>Run</PageTitle>
+    </section>
+  );
+}

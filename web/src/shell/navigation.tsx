@@ -1,0 +1,37 @@
+import { Link } from '@tanstack/react-router';
+import { usePermission } from '../app/identity';
+
+/** The pages of the contract's navigation that exist, each shown only to a caller who may open it. */
+export const NAV_PAGES: { to: string; label: string; permission: string | null }[] = [
+  { to: '/runs', label: 'Runs', permission: 'runs.read' },
+  { to: '/pull-requests', label: 'Pull requests', permission: 'runs.read' },
+  { to: '/statistics', label: 'Statistics', permission: 'runs.read' },
+  { to: '/findings', label: 'Findings', permission: null },
+  { to: '/identity', label: 'Identity', permission: null },
+];
+
+function NavLink({ to, label, permission }: (typeof NAV_PAGES)[number]) {
+  const allowed = usePermission(permission ?? 'identity.read');
+  if (permission && !allowed) return null;
+  return (
+    <li>
+      <Link
+        to={to}
+        className="block rounded px-3 py-1.5 text-sm hover:bg-slate-200 dark:hover:bg-slate-800"
+        activeProps={{ className: 'bg-slate-200 font-semibold dark:bg-slate-800', 'aria-current': 'page' }}
+      >
+        {label}
+      </Link>
+    </li>
+  );
+}
+
+export function Navigation() {
+  return (
+    <nav aria-label="Main">
+      <ul className="flex flex-wrap gap-1 md:flex-col">
+        {NAV_PAGES.map((page) => <NavLink key={page.to} {...page} />)}
+      </ul>
+    </nav>
+  );
+}
