@@ -20,6 +20,8 @@ import { WebhooksModule } from './webhooks/webhooks.module.js';
 export interface AppModuleOptions {
   /** The poller's timings (e.g. an interval under the configuration's 10 s minimum). */
   polling?: Partial<PollingOptions>;
+  /** Where the built dashboard is (default dist/web). */
+  dashboardDir?: string;
 }
 
 /** The server: the core plus every feature module. */
@@ -30,7 +32,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         CoreModule.register(env), AuthModule, RunQueueModule, RunEngineModule, TicketsModule, LabelProjectionModule, WebhooksModule, HubModule,
-        DashboardModule, DashboardAppModule, AdminModule, ProjectInitModule, MetricsModule, options.polling ? PollingModule.withOptions(options.polling) : PollingModule,
+        DashboardModule, DashboardAppModule.register(options.dashboardDir), AdminModule, ProjectInitModule, MetricsModule, options.polling ? PollingModule.withOptions(options.polling) : PollingModule,
       ],
     };
   }

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { FindingSubsystem, finding } from '../findings/finding.js';
 import { FindingsService } from '../findings/findings.service.js';
 
@@ -14,11 +14,22 @@ const MAX_BUILDS = 20;
  * advisory finding, which clears itself once no such tab has called for the window.
  */
 @Injectable()
-export class BuildMismatchService {
+export class BuildMismatchService implements OnModuleInit, OnModuleDestroy {
   private readonly lastSeen = new Map<string, number>();
   private serverBuild = '';
+  private sweep: ReturnType<typeof setInterval> | null = null;
 
   constructor(private readonly findings: FindingsService) {}
+
+  /** Closed tabs stop calling: a sweep lets the finding lapse without any request. */
+  onModuleInit(): void {
+    this.sweep = setInterval(() => { if (this.lastSeen.size > 0) this.publish(); }, 60_000);
+    this.sweep.unref();
+  }
+
+  onModuleDestroy(): void {
+    if (this.sweep) clearInterval(this.sweep);
+  }
 
   serve(build: string): void {
     this.serverBuild = build;

@@ -1,15 +1,9 @@
-import { Injectable } from '@nestjs/common';
-import { type DashboardBundle, readDashboardBundle } from './dashboard-build.js';
+import type { DashboardBundle } from './dashboard-build.js';
 
-/** The app bundle this server serves, read once at boot. */
-@Injectable()
+/** The app bundle this server serves, read once at boot (see readDashboardBundle). */
 export class DashboardBundleRef implements DashboardBundle {
-  readonly dir: string | null;
-  readonly build: string;
-
-  constructor() {
-    const bundle = readDashboardBundle();
-    this.dir = bundle.dir;
-    this.build = bundle.build;
-  }
+  constructor(
+    readonly dir: string | null,
+    readonly build: string,
+  ) {}
 }
