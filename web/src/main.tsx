@@ -3,7 +3,7 @@ import { RouterProvider } from '@tanstack/react-router';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { ApiError, createApiClient } from './api/client';
-import { loadSettings } from './api/settings';
+import { TAB_BUILD, loadSettings } from './api/settings';
 import { curedBySignIn, reportRefusal } from './app/auth-refusal';
 import { reportServerBuild } from './app/build-notice';
 import { ServicesContext } from './app/context';
@@ -26,6 +26,7 @@ async function boot(): Promise<void> {
     rootElement.textContent = `The dashboard cannot reach the server: ${(error as Error).message}. Reload to try again.`;
     return;
   }
+  if (settings.build !== TAB_BUILD) reportServerBuild(settings.build);
   const { session, returnTo } = await startSession(settings);
   const here = () => `${window.location.pathname}${window.location.search}${window.location.hash}`;
   if (session.enabled && !(await session.token())) {

@@ -5,7 +5,8 @@ declare const __DASHBOARD_BUILD__: string;
 export const TAB_BUILD: string = typeof __DASHBOARD_BUILD__ === 'string' ? __DASHBOARD_BUILD__ : 'dev';
 
 export async function loadSettings(): Promise<DashboardSettings> {
-  const response = await fetch('/api/dashboard/settings', { headers: { accept: 'application/json', 'x-dashboard-build': TAB_BUILD } });
+  // Exactly the request index.html preloads (no extra header), so the browser reuses its answer.
+  const response = await fetch('/api/dashboard/settings', { credentials: 'same-origin', mode: 'cors' });
   if (!response.ok) throw new Error(`GET /api/dashboard/settings answered ${response.status}`);
   return (await response.json()) as DashboardSettings;
 }
