@@ -21,21 +21,25 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+COPY web ./web
 RUN npm run build
 
 # ---- runtime: production dependencies and the compiled server ---------------------------------
 FROM node:24-bookworm-slim AS runtime
 
+# redis-server is the embedded store (KVSTORE_URL=embedded, the image's default): a child of the
+# server on a unix socket under SERVICE_DATA_DIR. Pass KVSTORE_URL=redis://… to use your own.
 # tini as PID 1 reaps the orphaned grandchildren that pipeline commands (run by /bin/sh in the
 # in-process sandbox) can leave behind, and forwards SIGTERM to node, which shuts down
 # gracefully (the embedded database child stops with it).
 RUN apt-get update \
-  && apt-get install -y --no-install-recommends tini \
+  && apt-get install -y --no-install-recommends tini redis-server \
   && rm -rf /var/lib/apt/lists/*
 
 ENV NODE_ENV=production \
     PORT=8081 \
-    SERVICE_DATA_DIR=/var/lib/pipeline-service
+    SERVICE_DATA_DIR=/var/lib/pipeline-service \
+    KVSTORE_URL=embedded
 
 WORKDIR /app
 COPY package.json package-lock.json ./

@@ -1,3 +1,7 @@
+import { createHash } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
 /**
  * The one place that reads `process.env`. Everything else receives a `ServiceEnvironment`, so
  * tests and the CLI can pass their own and nothing depends on ambient state.
@@ -8,7 +12,10 @@ export interface ServiceEnvironment {
   configPath: string;
   databaseUrl: string | null;
   dataDir: string;
+  /** The store's address: a redis URL, or the embedded store's unix socket path. */
   kvstoreUrl: string | null;
+  /** KVSTORE_URL=embedded: the redis-server child the server runs itself (see embedded-store.ts). */
+  embeddedStore: EmbeddedStoreEnvironment | null;
   logLevel: string;
   adminGrant: string | null;
   /** SERVICE_SECRETS_KEY as given (32 bytes, base64): the key stored secrets are encrypted under. See secrets-key.ts. */
@@ -24,6 +31,20 @@ export interface ServiceEnvironment {
   /** The raw variables, for `${NAME}` references in the bootstrap file. */
   variables: Readonly<Record<string, string | undefined>>;
 }
+
+export interface EmbeddedStoreEnvironment {
+  /** SERVICE_REDIS_SERVER, else `redis-server` looked up on PATH. */
+  server: string;
+  /** Its working directory (append-only file, pid file): `<SERVICE_DATA_DIR>/store`. */
+  dir: string;
+  /** The only address it listens on. */
+  socket: string;
+}
+
+/** KVSTORE_URL's value that asks for the embedded store. */
+export const EMBEDDED_STORE = 'embedded';
+/** Unix socket paths longer than this do not fit `sun_path` (108 bytes with its NUL) on Linux. */
+const MAX_SOCKET_PATH = 100;
 
 export const AUTH_ENV_VARIABLES = {
   authority: 'SERVICE_AUTH_AUTHORITY',
@@ -51,6 +72,9 @@ export function readEnvironment(env: Readonly<Record<string, string | undefined>
     if (value !== null) auth[field] = value;
   }
   const port = Number.parseInt(env.PORT ?? '', 10);
+  const dataDir = nonEmpty(env.SERVICE_DATA_DIR) ?? './data';
+  const kvstore = nonEmpty(env.KVSTORE_URL);
+  const embeddedStore = kvstore?.trim().toLowerCase() === EMBEDDED_STORE ? embeddedStoreOf(dataDir, nonEmpty(env.SERVICE_REDIS_SERVER)) : null;
   // Contract: PLATFORM_B_WEBHOOK_TOKEN is also read as PLATFORM_B_WEBHOOK_SECRET, including where
   // the bootstrap file references it as `${PLATFORM_B_WEBHOOK_TOKEN}` (the contract's example).
   const platformB = nonEmpty(env.PLATFORM_B_WEBHOOK_TOKEN) ?? nonEmpty(env.PLATFORM_B_WEBHOOK_SECRET);
@@ -60,8 +84,9 @@ export function readEnvironment(env: Readonly<Record<string, string | undefined>
     host: nonEmpty(env.HOST) ?? '0.0.0.0',
     configPath: nonEmpty(env.SERVICE_CONFIG) ?? 'config/service.yml',
     databaseUrl: nonEmpty(env.DATABASE_URL),
-    dataDir: nonEmpty(env.SERVICE_DATA_DIR) ?? './data',
-    kvstoreUrl: nonEmpty(env.KVSTORE_URL),
+    dataDir,
+    kvstoreUrl: embeddedStore ? embeddedStore.socket : kvstore,
+    embeddedStore,
     logLevel: nonEmpty(env.LOG_LEVEL) ?? 'info',
     adminGrant: nonEmpty(env.SERVICE_ADMIN_GRANT),
     secretsKey: nonEmpty(env.SERVICE_SECRETS_KEY),
@@ -74,4 +99,12 @@ export function readEnvironment(env: Readonly<Record<string, string | undefined>
     },
     variables,
   };
+}
+
+function embeddedStoreOf(dataDir: string, server: string | null): EmbeddedStoreEnvironment {
+  const dir = resolve(dataDir, 'store');
+  let socket = join(dir, 'redis.sock');
+  // A deep data directory cannot hold the socket: it then lives in the temp folder, named after it.
+  if (socket.length > MAX_SOCKET_PATH) socket = join(tmpdir(), `pipeline-service-${createHash('sha256').update(dir).digest('hex').slice(0, 16)}.sock`);
+  return { server: server ?? 'redis-server', dir, socket };
 }

@@ -60,6 +60,10 @@ export function storeProbe(store: StoreConnectionService): StartupProbe {
           'KVSTORE_URL is not set: the job queue, leader election and the live run feed are disabled', { field: 'KVSTORE_URL' });
         return { findings: [f], check: { ...checkFrom(this, [f], ''), status: 'skip' } };
       }
+      if (store.unavailable) {
+        const f = finding(FindingSubsystem.Redis, 'blocking', store.unavailable, { field: 'KVSTORE_URL' });
+        return { findings: [f], check: checkFrom(this, [f], '', 'install redis-server, or set SERVICE_REDIS_SERVER or KVSTORE_URL') };
+      }
       const connected = await store.check(5000);
       if (connected) return { findings: [], check: checkFrom(this, [], `store reachable at ${store.displayUrl}`) };
       const f = finding(FindingSubsystem.Redis, 'blocking',

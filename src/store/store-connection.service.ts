@@ -4,6 +4,7 @@ import { SERVICE_ENVIRONMENT } from '../config/config.tokens.js';
 import { ConfigService } from '../config/config.service.js';
 import type { ServiceEnvironment } from '../config/environment.js';
 import { withTimeout } from '../common/with-timeout.js';
+import { EmbeddedStoreService } from './embedded-store.service.js';
 import { redactUrl } from './redact-url.js';
 import { SubsystemsService } from './subsystems.service.js';
 import { BackgroundSubsystem } from './subsystem.js';
@@ -30,6 +31,7 @@ export class StoreConnectionService implements OnApplicationShutdown {
     @Inject(SERVICE_ENVIRONMENT) env: ServiceEnvironment,
     private readonly config: ConfigService,
     private readonly subsystems: SubsystemsService,
+    private readonly embedded: EmbeddedStoreService,
   ) {
     this.keyPrefix = config.config.queue.key_prefix;
     if (env.kvstoreUrl === null) {
@@ -40,7 +42,7 @@ export class StoreConnectionService implements OnApplicationShutdown {
       }
       return;
     }
-    this.displayUrl = redactUrl(env.kvstoreUrl);
+    this.displayUrl = embedded.isEmbedded ? `embedded (${env.kvstoreUrl})` : redactUrl(env.kvstoreUrl);
     const everyMs = config.config.queue.redis_retry_interval_seconds * 1000;
     // Reconnect at least as often as the subsystem is re-checked, so a store that comes back is
     // reported up within one retry interval even after a long outage.
@@ -53,13 +55,19 @@ export class StoreConnectionService implements OnApplicationShutdown {
       if (this.connected) this.setConnected(false, 'connection closed');
     });
     this.client.on('end', () => this.setConnected(false, 'connection closed'));
-    subsystems.set(BackgroundSubsystem.Redis, 'degraded', `connecting to ${this.displayUrl}`);
+    if (embedded.unavailable) subsystems.set(BackgroundSubsystem.Redis, 'down', embedded.unavailable);
+    else subsystems.set(BackgroundSubsystem.Redis, 'degraded', `connecting to ${this.displayUrl}`);
     this.timer = setInterval(() => void this.check(), everyMs);
     this.timer.unref();
   }
 
   get isConfigured(): boolean {
     return this.client !== null;
+  }
+
+  /** Why the store cannot run at all (the embedded store without its binary), else null. */
+  get unavailable(): string | null {
+    return this.embedded.unavailable;
   }
 
   get isConnected(): boolean {
@@ -94,7 +102,9 @@ export class StoreConnectionService implements OnApplicationShutdown {
   }
 
   private setConnected(connected: boolean, reason: string): void {
-    this.subsystems.set(BackgroundSubsystem.Redis, connected ? 'up' : 'degraded', reason);
+    if (this.embedded.unavailable) this.subsystems.set(BackgroundSubsystem.Redis, 'down', this.embedded.unavailable);
+    else if (this.embedded.isEmbedded) this.subsystems.set(BackgroundSubsystem.Redis, connected ? 'up' : 'degraded', `${reason} (${this.embedded.describe()})`);
+    else this.subsystems.set(BackgroundSubsystem.Redis, connected ? 'up' : 'degraded', reason);
     if (connected === this.connected) return;
     this.connected = connected;
     for (const listener of this.listeners) listener(connected);
