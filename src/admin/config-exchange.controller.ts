@@ -56,11 +56,11 @@ export class ConfigExchangeController {
   @HttpCode(200)
   @ApiOperation({
     summary: 'Import a configuration',
-    description: 'Validates the whole document first (format and version, the configuration as the loader reads it here, every `${NAME}` resolving on this installation, the access records under the rules of a save); any problem refuses all of it. Then replaces the stored settings and the access records in one transaction, recorded as one change (`config.import`, not revertible).',
+    description: 'Validates the whole document first (format and version, the configuration as the loader reads it here, no secret value where a `${NAME}` belongs, the access records under the rules of a save); any problem refuses all of it. Then replaces the stored settings and the access records in one transaction, recorded as one change (`config.import`, not revertible). A `${NAME}` that resolves to nothing on this installation refuses nothing: it counts as unconfigured, and the answer names it with the keys using it (`unresolved`), so its secret can be set next.',
   })
   @ApiConsumes(...ACCEPTED_TYPES)
   @ApiBody({ description: DOCUMENT, schema: { type: 'object' } })
-  @ApiOkResponse({ type: ConfigImportedDto, description: 'imported: what now stands, the change record, and the warnings' })
+  @ApiOkResponse({ type: ConfigImportedDto, description: 'imported: what now stands, the change record, the warnings, and the references left unresolved here' })
   @ApiUnprocessableEntityResponse({ description: '`{error: "invalid_import", problems: [{path, error}, …]}`: every problem found; nothing was applied' })
   @ApiPayloadTooLargeResponse({ type: ErrorBodyDto, description: `a body over ${CONFIG_IMPORT_BODY_LIMIT} bytes` })
   @ApiUnsupportedMediaTypeResponse({ type: ErrorBodyDto, description: `a body that is not ${ACCEPTED_TYPES.join(', ')}` })
@@ -73,6 +73,7 @@ export class ConfigExchangeController {
       imported: { settings: Object.keys(result.settings).sort(), people: people.length, groups: Object.keys(groups).length, roles: Object.keys(roles).length },
       change: result.changeId,
       warnings: result.warnings,
+      unresolved: result.unresolved,
     };
   }
 

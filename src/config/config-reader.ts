@@ -22,6 +22,17 @@ export interface SecretField {
   written: unknown;
 }
 
+/**
+ * A value whose `${NAME}` references resolve to nothing (spec: it counts as unconfigured): where,
+ * the names, and the finding the loader raised for it, so a caller can tell that finding from an
+ * invalid value without reading its text.
+ */
+export interface UnresolvedField {
+  path: string;
+  names: string[];
+  finding: Finding;
+}
+
 /** Where a value sits, so each finding names its project, trigger and field. */
 export interface Location {
   project?: string;
@@ -41,16 +52,18 @@ export class ConfigReader {
     private readonly env: Readonly<Record<string, string | undefined>>,
     /** Receives every value read as a secret, as written: the one list of secret-bearing fields is the loader's own reading. */
     private readonly secretFields: SecretField[] | null = null,
+    /** Receives every value left unconfigured by a reference that resolves to nothing. */
+    private readonly unresolvedFields: UnresolvedField[] | null = null,
   ) {}
 
-  problem(where: Location, reason: string, severity: 'blocking' | 'advisory' = 'blocking'): void {
-    this.findings.push(
-      finding(FindingSubsystem.Configuration, severity, reason, {
-        project: where.project ?? null,
-        trigger: where.trigger ?? null,
-        field: where.path,
-      }),
-    );
+  problem(where: Location, reason: string, severity: 'blocking' | 'advisory' = 'blocking'): Finding {
+    const found = finding(FindingSubsystem.Configuration, severity, reason, {
+      project: where.project ?? null,
+      trigger: where.trigger ?? null,
+      field: where.path,
+    });
+    this.findings.push(found);
+    return found;
   }
 
   at(where: Location, key: string): Location {
@@ -84,8 +97,9 @@ export class ConfigReader {
     if ('unresolved' in resolved) {
       const names = resolved.unresolved.join(', ');
       const consequence = opts.secret ? '; it counts as unconfigured' : '; the value is unset';
-      this.problem(where, `${where.path} references ${names}, which is set neither under secrets:, nor as a stored secret, nor in the environment${consequence}`,
+      const found = this.problem(where, `${where.path} references ${names}, which is set neither under secrets:, nor as a stored secret, nor in the environment${consequence}`,
         opts.secret ? 'blocking' : 'advisory');
+      this.unresolvedFields?.push({ path: where.path, names: resolved.unresolved, finding: found });
       return null;
     }
     return resolved.value === '' ? null : resolved.value;

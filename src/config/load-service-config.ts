@@ -4,7 +4,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { BUILT_IN_PIPELINES } from '../common/pipeline-name.js';
 import { type Finding, FindingSubsystem, finding } from '../findings/finding.js';
-import { ConfigReader, type Location, type SecretField, emptyMap, isPlainObject } from './config-reader.js';
+import { ConfigReader, type Location, type SecretField, type UnresolvedField, emptyMap, isPlainObject } from './config-reader.js';
 import { AUTH_ENV_VARIABLES, type AuthEnvField, type ServiceEnvironment } from './environment.js';
 import { checkAgentReadiness, readAgent } from './agent-config.reader.js';
 import { checkClarificationStatus } from './clarification-status.check.js';
@@ -117,6 +117,7 @@ export const fileHashOf = (bytes: Buffer): string => createHash('sha256').update
 /** Pure: parsed YAML + environment → typed configuration; problems appended to `findings`. */
 export function buildConfig(
   raw: unknown, env: ServiceEnvironment, findings: Finding[], stored: Readonly<Record<string, string>> = {}, secretFields: SecretField[] | null = null,
+  unresolvedFields: UnresolvedField[] | null = null,
 ): ServiceConfig {
   const config = defaultServiceConfig();
   const bootstrap = new ConfigReader(findings, {}, env.variables);
@@ -130,7 +131,7 @@ export function buildConfig(
   // stored secrets (saved on the dashboard), then the environment.
   config.secrets = bootstrap.stringMap(root.secrets, { path: 'secrets' });
   config.stored_secrets = Object.assign(emptyMap<string>(), stored);
-  const r = new ConfigReader(findings, Object.assign(emptyMap<string>(), stored, config.secrets), env.variables, secretFields);
+  const r = new ConfigReader(findings, Object.assign(emptyMap<string>(), stored, config.secrets), env.variables, secretFields, unresolvedFields);
 
   config.auth = readAuth(r, root.auth, env);
   config.webhooks = readWebhooks(r, root.webhooks, env);

@@ -36,7 +36,8 @@ export interface ImportProblem {
 
 const HEADER = ` ${CONFIG_DOCUMENT_FORMAT} version ${CONFIG_DOCUMENT_VERSION}: configuration, access records and the names of the secrets
  they reference. No secret value is in here: give the target installation each name listed under
- secrets (a stored secret, its bootstrap file's secrets block or its environment) before importing.`;
+ secrets (a stored secret, its bootstrap file's secrets block or its environment), before importing
+ or after (until then each reference counts as unconfigured; the import's answer lists them).`;
 
 export function renderConfigDocument(document: ConfigDocument): string {
   // No anchors: a block repeated in two places is written out twice, as an operator would read it.

@@ -15,8 +15,7 @@ import { SETTINGS_WRITE_LOCK } from '../settings/settings-writer.service.js';
 import { StoredConfigSync } from '../stored-config/stored-config-sync.service.js';
 import type { ImportProblem } from './config-document.js';
 import { readConfigDocument } from './config-document.reader.js';
-import { importedSettings, unresolvedReferences } from './configuration-exchange.js';
-import { referenceSources } from '../config/secret-references.js';
+import { importedSettings, type UnresolvedSecret, unresolvedSecrets } from './configuration-exchange.js';
 
 /** Serialises imports across replicas. */
 const CONFIG_IMPORT_LOCK = 0x696d706f7274; // 'import'
@@ -25,16 +24,21 @@ const CONFIG_IMPORT_LOCK = 0x696d706f7274; // 'import'
 export const IMPORT_CHANGE_KIND = 'config.import';
 
 export type ImportResult =
-  | { outcome: 'imported'; changeId: number; settings: Record<string, unknown>; access: AccessRecords; warnings: ImportProblem[] }
+  | {
+    outcome: 'imported'; changeId: number; settings: Record<string, unknown>; access: AccessRecords; warnings: ImportProblem[];
+    /** The references the imported configuration leaves unconfigured here, for the operator to give next. */
+    unresolved: UnresolvedSecret[];
+  }
   | { outcome: 'invalid'; problems: ImportProblem[] };
 
 /**
  * Imports a configuration document (spec: config.import + secrets.write). Everything is judged
  * before anything is written: the document's shape, the configuration as the loader reads it over
- * this installation's bootstrap file, every `${NAME}` it references against this installation's
- * secrets, and the access records through AccessWriter's own planner and rules 9–11. Then, in one
- * transaction, the stored settings and the access records are replaced (not merged), both
- * revisions bumped and one change record written.
+ * this installation's bootstrap file, and the access records through AccessWriter's own planner
+ * and rules 9–11. Then, in one transaction, the stored settings and the access records are
+ * replaced (not merged), both revisions bumped and one change record written. A `${NAME}` that
+ * resolves to nothing here refuses nothing (spec: it counts as unconfigured; secrets never travel,
+ * so a new installation has none of them yet): the answer names each with the keys using it.
  */
 @Injectable()
 export class ConfigImportService {
@@ -65,7 +69,7 @@ export class ConfigImportService {
       const { configuration, access } = parts;
       const settings = configuration && importedSettings(configuration, this.config.fileRaw);
       const warnings: ImportProblem[] = [];
-      if (configuration && settings) this.judgeConfiguration(configuration, settingsBefore, settings, problems, warnings);
+      const unresolved = settings ? this.judgeConfiguration(settingsBefore, settings, problems, warnings) : [];
       const plan = access && await this.planAccess(tx, accessBefore, access, attribution, principal, problems);
       if (problems.length > 0 || !settings || !access || !plan) return { outcome: 'invalid', problems };
 
@@ -77,7 +81,7 @@ export class ConfigImportService {
         attribution, kind: IMPORT_CHANGE_KIND, target: WHOLE_CONFIGURATION,
         before: { settings: settingsBefore, access: accessBefore }, after: { settings, access: accessAfter },
       });
-      return { outcome: 'imported', changeId, settings, access: accessAfter, warnings };
+      return { outcome: 'imported', changeId, settings, access: accessAfter, warnings, unresolved };
     });
     if (result.outcome === 'imported') await this.refreshThisReplica(result.settings);
     return result;
@@ -85,25 +89,21 @@ export class ConfigImportService {
 
   /**
    * The configuration as the loader reads it over this installation's bootstrap file. Every
-   * top-level key is a changed key (the import replaces them all); a `${NAME}` that resolves to
-   * nothing here is named once, as itself, not again as the loader's "unset" finding.
+   * top-level key is a changed key (the import replaces them all), so every new finding refuses,
+   * except the loader's finding for a reference that resolves to nothing: that is unconfigured,
+   * not invalid, and comes back as the references left to give.
    */
-  private judgeConfiguration(configuration: Record<string, unknown>, before: Record<string, unknown>, settings: Record<string, unknown>,
-    problems: ImportProblem[], warnings: ImportProblem[]): void {
-    const config = this.config.config;
-    const sourceOf = referenceSources(config.secrets, config.stored_secrets, this.env.variables);
-    const missing = unresolvedReferences(configuration, sourceOf);
-    for (const [path, names] of missing) {
-      problems.push({ path: `configuration.${path}`, error: `references ${names.map((n) => `\${${n}}`).join(', ')}, which this installation cannot resolve: store it as a secret (PUT /api/secrets/${names[0]}), or add it to the bootstrap file's secrets block or the environment, then import again` });
-    }
+  private judgeConfiguration(before: Record<string, unknown>, settings: Record<string, unknown>,
+    problems: ImportProblem[], warnings: ImportProblem[]): UnresolvedSecret[] {
     const changed = [...new Set([...Object.keys(before), ...Object.keys(settings)])];
-    const verdict = validateSettings(this.env, this.config.fileRaw, config.stored_secrets, before, settings, changed);
+    const verdict = validateSettings(this.env, this.config.fileRaw, this.config.config.stored_secrets, before, settings, changed, { unresolved: 'report' });
     const at = (field: string | null) => (field ? `configuration.${field}` : 'configuration');
-    for (const f of verdict.problems) if (f.field === null || !missing.has(f.field)) problems.push({ path: at(f.field), error: f.reason });
+    for (const f of verdict.problems) problems.push({ path: at(f.field), error: f.reason });
     for (const f of verdict.warnings) warnings.push({ path: at(f.field), error: f.reason });
     for (const field of verdict.literalSecrets) {
       problems.push({ path: at(field), error: `holds a secret value: an imported configuration takes a \${NAME} reference there (store the value with PUT /api/secrets/NAME first)` });
     }
+    return unresolvedSecrets(verdict.unresolved);
   }
 
   /** Plans the replacement through AccessWriter (rules 9–11, on the state each change lands on); refusals become problems at their place in the document. */

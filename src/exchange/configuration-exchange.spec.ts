@@ -3,7 +3,7 @@ import { readEnvironment } from '../config/environment.js';
 import { buildConfig } from '../config/load-service-config.js';
 import { withSettings } from '../settings/settings-document.js';
 import { referenceSources } from '../config/secret-references.js';
-import { exportedConfiguration, importedSettings, secretReferences, unresolvedReferences } from './configuration-exchange.js';
+import { exportedConfiguration, importedSettings, secretReferences, unresolvedSecrets } from './configuration-exchange.js';
 
 const file = {
   auth: { authority: 'https://idp.example', audience: 'svc', name_claim: 'email' },
@@ -53,6 +53,10 @@ describe('secret references', () => {
       { name: 'REPO_TOKEN', source: 'stored', used_by: ['a'] },
       { name: 'SPARE', source: 'stored', used_by: [] },
     ]);
-    expect(unresolvedReferences(configuration, sourceOf)).toEqual(new Map([['b[0]', ['MISSING']], ['b[1]', ['MISSING']]]));
+  });
+
+  it('left unresolved are named once each, with every key using them', () => {
+    const fields = [{ path: 'b[1]', names: ['MISSING', 'OTHER'] }, { path: 'b[0]', names: ['MISSING'] }, { path: 'b[1]', names: ['MISSING'] }];
+    expect(unresolvedSecrets(fields)).toEqual([{ name: 'MISSING', used_by: ['b[0]', 'b[1]'] }, { name: 'OTHER', used_by: ['b[1]'] }]);
   });
 });

@@ -1,4 +1,4 @@
-import { isPlainObject } from '../config/config-reader.js';
+import { isPlainObject, type UnresolvedField } from '../config/config-reader.js';
 import type { ReferenceSource } from '../config/secret-references.js';
 import { secretUses } from '../secrets/secret-uses.js';
 import { checkSettingKey, type StoredSettings, withSettings } from '../settings/settings-document.js';
@@ -54,14 +54,17 @@ export function secretReferences(configuration: unknown, alsoListed: readonly st
   return names.map((name) => ({ name, source: sourceOf(name), used_by: uses.get(name) ?? [] }));
 }
 
-/** Configuration keys whose `${NAME}` references do not all resolve, with the names that do not. */
-export function unresolvedReferences(configuration: unknown, sourceOf: (name: string) => SecretSource): Map<string, string[]> {
-  const missing = new Map<string, string[]>();
-  for (const [name, paths] of secretUses(configuration)) {
-    if (sourceOf(name) !== 'unresolved') continue;
-    for (const path of paths) missing.set(path, [...(missing.get(path) ?? []), name]);
-  }
-  return missing;
+/** A `${NAME}` an imported configuration references that resolves to nothing on this installation, with the keys using it. */
+export interface UnresolvedSecret {
+  name: string;
+  used_by: string[];
+}
+
+/** The loader's unresolved fields, name by name (sorted, each with its keys sorted): what the operator gives the installation next. */
+export function unresolvedSecrets(fields: readonly Pick<UnresolvedField, 'path' | 'names'>[]): UnresolvedSecret[] {
+  const uses = new Map<string, Set<string>>();
+  for (const { path, names } of fields) for (const name of names) uses.set(name, (uses.get(name) ?? new Set()).add(path));
+  return [...uses.keys()].sort().map((name) => ({ name, used_by: [...uses.get(name)!].sort() }));
 }
 
 /** A copy with every mapping's keys in order (lists keep theirs). */

@@ -48,3 +48,29 @@ describe('validateSettings: what a save must not hold', () => {
     expect(verdict.problems.map((f) => f.field)).toEqual(['nonsense']);
   });
 });
+
+describe('validateSettings: a reference that resolves to nothing', () => {
+  const repo = (auth_secret: unknown) => ({ tracker: 'platform-a', repos: [{ name: 'web', platform: 'platform-a', url: 'https://github.com/acme/web', auth_secret }] });
+  const field = 'projects.shop.repos[0].auth_secret';
+
+  it('refuses a new one by default (a single save names a secret that exists), and names it either way', () => {
+    const verdict = validateSettings(env, {}, {}, {}, { 'projects.shop': repo('${MISSING}') }, ['projects.shop']);
+    expect(verdict.problems.map((f) => f.field)).toEqual([field]);
+    expect(verdict.unresolved.map(({ path, names }) => ({ path, names }))).toEqual([{ path: field, names: ['MISSING'] }]);
+  });
+
+  it('is unconfigured and not a problem when asked to report it (an import), while a bad value beside it still refuses', () => {
+    const candidate = { 'projects.shop': repo('${MISSING}'), 'queue.max_parallel_runs': 'many' };
+    const verdict = validateSettings(env, {}, {}, {}, candidate, Object.keys(candidate), { unresolved: 'report' });
+    expect(verdict.problems.map((f) => f.field)).toEqual(['queue.max_parallel_runs']);
+    expect(verdict.warnings).toEqual([]);
+    expect(verdict.unresolved).toEqual([{ path: field, names: ['MISSING'], finding: expect.objectContaining({ field, severity: 'blocking' }) }]);
+  });
+
+  it('lists one the settings in force already had too, and none once it resolves', () => {
+    const current = { 'projects.shop': repo('${MISSING}') };
+    const again = validateSettings(env, {}, {}, current, current, ['projects.shop'], { unresolved: 'report' });
+    expect(again.unresolved.map((u) => u.names)).toEqual([['MISSING']]);
+    expect(validateSettings(env, {}, { MISSING: 'now-set' }, {}, current, ['projects.shop'], { unresolved: 'report' }).unresolved).toEqual([]);
+  });
+});

@@ -127,6 +127,16 @@ describe('the documented answers of the admin routes are the answers given', () 
     conforms('/api/config/changes', 'get', 200, await call(a, 'GET', '/api/config/changes'));
   });
 
+  it('an import naming a reference this installation cannot resolve (the unresolved list filled), then the export back', async () => {
+    const exported = await call(a, 'GET', '/api/config/export');
+    expect(exported.statusCode).toBe(200);
+    const missing = exported.body.replace('${REPO_TOKEN}', '${NOT_ON_A}');
+    expect(missing).not.toBe(exported.body);
+    const imported = conforms('/api/config/import', 'post', 200, await call(a, 'POST', '/api/config/import', missing, 'application/yaml'));
+    expect(imported.unresolved).toEqual([{ name: 'NOT_ON_A', used_by: ['projects.shop.repos[0].auth_secret'] }]);
+    expect(conforms('/api/config/import', 'post', 200, await call(a, 'POST', '/api/config/import', exported.body, 'application/yaml')).unresolved).toEqual([]);
+  });
+
   it('the configuration in force, a bootstrap setting due a restart included', async () => {
     conforms('/api/config', 'get', 200, await call(a, 'GET', '/api/config'));
     benchA.writeConfig(fileWith({ audience: 'another-audience' }));
