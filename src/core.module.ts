@@ -21,7 +21,7 @@ export class CoreModule {
     return {
       module: CoreModule,
       imports: [
-        LoggerModule.forRoot(loggerOptions(env.logLevel)),
+        LoggerModule.forRoot(loggerOptions(env.logLevel, env.logFormat)),
         ConfigModule.forEnvironment(env),
         FindingsModule,
         StoreModule,

@@ -17,6 +17,8 @@ export interface ServiceEnvironment {
   /** KVSTORE_URL=embedded: the redis-server child the server runs itself (see embedded-store.ts). */
   embeddedStore: EmbeddedStoreEnvironment | null;
   logLevel: string;
+  /** LOG_FORMAT: `pretty` lines for a terminal, `json` lines otherwise (default: by whether stdout is a terminal). */
+  logFormat: 'pretty' | 'json';
   adminGrant: string | null;
   /** SERVICE_SECRETS_KEY as given (32 bytes, base64): the key stored secrets are encrypted under. See secrets-key.ts. */
   secretsKey: string | null;
@@ -88,6 +90,7 @@ export function readEnvironment(env: Readonly<Record<string, string | undefined>
     kvstoreUrl: embeddedStore ? embeddedStore.socket : kvstore,
     embeddedStore,
     logLevel: nonEmpty(env.LOG_LEVEL) ?? 'info',
+    logFormat: logFormatOf(nonEmpty(env.LOG_FORMAT)),
     adminGrant: nonEmpty(env.SERVICE_ADMIN_GRANT),
     secretsKey: nonEmpty(env.SERVICE_SECRETS_KEY),
     auth,
@@ -107,4 +110,10 @@ function embeddedStoreOf(dataDir: string, server: string | null): EmbeddedStoreE
   // A deep data directory cannot hold the socket: it then lives in the temp folder, named after it.
   if (socket.length > MAX_SOCKET_PATH) socket = join(tmpdir(), `pipeline-service-${createHash('sha256').update(dir).digest('hex').slice(0, 16)}.sock`);
   return { server: server ?? 'redis-server', dir, socket };
+}
+
+/** An explicit LOG_FORMAT wins (an unknown value reads as json, what machines expect); else a terminal gets pretty lines. */
+function logFormatOf(value: string | null): 'pretty' | 'json' {
+  if (value !== null) return value.trim().toLowerCase() === 'pretty' ? 'pretty' : 'json';
+  return process.stdout.isTTY ? 'pretty' : 'json';
 }
