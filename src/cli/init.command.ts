@@ -6,6 +6,7 @@ import { agentsRefusedBy } from '../config/agent-config.reader.js';
 import { type InitRepositoryResult, InitStatus, ProjectInitializer } from '../pipelines/init/project-initializer.js';
 import { InMemoryProviderGate, requestsPerMinuteFrom } from '../agent/provider-gate.js';
 import { AgentContextWriters } from '../pipelines/init/agent-context.writer.js';
+import { listedForPeople } from '../pipelines/init/init-texts.js';
 import { pullRequestHostFor } from '../platforms/pull-request-hosts.js';
 import { createSandboxBackend } from '../sandbox/sandbox-backend.factory.js';
 import { RepositoryWorkspaces } from '../workspaces/git/repository-workspaces.js';
@@ -14,10 +15,11 @@ export interface InitCommandOptions {
   project: string;
 }
 
-/** One line per repository: `shop-web: opened https://… (adds a, b)`. */
+/** One line per repository: `shop-web: opened https://… (adds a, b)`, `…; discarded the writer's other changes: c (modified))` when it oversteps. */
 export function formatInitResult(result: InitRepositoryResult): string {
   const pr = result.pullRequest ? ` ${result.pullRequest.url}` : '';
-  const adds = result.files.length > 0 ? ` (adds ${result.files.join(', ')})` : '';
+  const dropped = result.discarded?.length ? `; discarded the writer's other changes: ${listedForPeople(result.discarded)}` : '';
+  const adds = result.files.length > 0 ? ` (adds ${result.files.join(', ')}${dropped})` : '';
   const why = result.error ? `: ${result.error}` : '';
   return `${result.repo}: ${result.status}${pr}${adds}${why}`;
 }

@@ -2,10 +2,10 @@ import { Readable } from 'node:stream';
 import { pack } from 'tar-stream';
 import type { Sandbox } from '../../sandbox/sandbox-backend.js';
 
-/** A text file to add to a tree, path relative to its root (`/`-separated). */
+/** A file to add to a tree, path relative to its root (`/`-separated); text is written as UTF-8. */
 export interface TreeFile {
   path: string;
-  content: string;
+  content: string | Buffer;
 }
 
 /**
@@ -23,7 +23,7 @@ export async function writeSandboxFiles(sandbox: Sandbox, files: readonly TreeFi
   }
   const mtime = new Date();
   for (const folder of [...folders].sort()) archive.entry({ name: `${folder}/`, type: 'directory', mode: 0o755, mtime });
-  for (const { path, content } of files) archive.entry({ name: path, type: 'file', mode: 0o644, mtime }, Buffer.from(content, 'utf8'));
+  for (const { path, content } of files) archive.entry({ name: path, type: 'file', mode: 0o644, mtime }, typeof content === 'string' ? Buffer.from(content, 'utf8') : content);
   archive.finalize();
   await sandbox.putArchive(Readable.from(archive, { objectMode: false }));
 }

@@ -31,8 +31,9 @@ const EXISTING_FILE_CHARS = 16_000;
 /**
  * The model reads the repository and writes the missing context files. Whatever it leaves
  * unwritten (it stopped, a budget ran out, the provider failed) gets the template, so
- * initialisation always proposes every missing file. Writing anything else is refused by the
- * initializer, which checks the tree after the writer.
+ * initialisation always proposes every missing file. Whatever else it changes is dropped by the
+ * initializer, which checks the tree after the writer (and fills from the template what the model
+ * left unusable: a link, a folder).
  */
 export class AgentContextWriter implements ContextWriter {
   readonly kind = 'agent';
@@ -76,7 +77,15 @@ export class AgentContextWriter implements ContextWriter {
     if (remaining.contexts.length === 0) {
       return { files: byModel, how: `Written by the model (${this.agent.provider}/${this.agent.model}) from what it read in the repository: review them before merging.` };
     }
-    const template = await this.fallback.write(tree, remaining);
+    const template = await this.fallback.write(tree, remaining).catch((error: unknown) => {
+      // The model left something in the way (a folder where a file belongs, a link above it): the
+      // initializer drops it and fills the file from the template in a clean tree.
+      this.support.log(`init ${tree.repo.name}: the template could not write ${missingList(remaining)} in the model's tree: ${(error as Error).message}`);
+      return null;
+    });
+    if (!template) {
+      return { files: byModel, how: `Written by the model (${this.agent.provider}/${this.agent.model}) from what it read in the repository${ended}: review them before merging.` };
+    }
     return {
       files: [...byModel, ...template.files],
       how: `${byModel.length > 0 ? `${byModel.map((f) => `\`${f}\``).join(', ')} written by the model; ` : ''}${template.files.map((f) => `\`${f}\``).join(', ')} from the template${ended}. ${template.how}`,
@@ -102,6 +111,10 @@ export class AgentContextWriter implements ContextWriter {
       usage: async () => undefined,
     };
   }
+}
+
+function missingList(missing: MissingContextFiles): string {
+  return missing.contexts.flatMap((c) => c.files.map((file) => contextFilePath(c.name, file))).join(', ');
 }
 
 /** The files that exist come from the repository: data for the model, delimited like ticket text. */

@@ -18,9 +18,11 @@ export interface WrittenContextFiles {
 
 /**
  * Writes the missing context files into the tree (project initialisation). It must write every
- * file of `missing` and nothing else: the caller checks the tree afterwards and refuses a change
- * that touches any other path or leaves a file missing. Files are written into the sandbox (for
- * example with `writeSandboxFiles`); the server collects, scans and commits them.
+ * file of `missing` and nothing else: the caller checks the tree afterwards, drops any change to
+ * another path (an existing file, anything outside the missing files; the files it did add are
+ * kept and the rest comes from the template) and refuses a change that leaves a file unwritten
+ * with nothing else to drop. Files are written into the sandbox (for example with
+ * `writeSandboxFiles`); the server collects, scans and commits them.
  */
 export interface ContextWriter {
   /** Names the writer in results and logs (`template`, `agent`). */

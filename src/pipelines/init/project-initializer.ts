@@ -1,17 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import type { GitConfig, ProjectConfig, RepoConfig } from '../../config/service-config.js';
+import { oneLine } from '../../agent/prompt/prompt-text.js';
 import { scrubSecrets } from '../../common/secret-scrubber.js';
 import type { PullRequestHost, PullRequestRef } from '../../platforms/pull-request-host.js';
 import type { Sandbox, SandboxBackend } from '../../sandbox/sandbox-backend.js';
 import { gitCredentialFor } from '../../workspaces/git/git-credential.js';
 import type { RepositoryWorkspaces } from '../../workspaces/git/repository-workspaces.js';
-import type { PreparedTree, StagedChange, WorkspaceSource } from '../../workspaces/git/workspace-types.js';
+import { type ChangedFile, isRegularFileMode, type PreparedTree, type StagedChange, type StagedFile, type WorkspaceSource } from '../../workspaces/git/workspace-types.js';
 import { describeRepositoryFailure } from '../../workspaces/publishing/publish-errors.js';
 import { describeFindings, scanForSecrets, scanPathsForSecrets } from '../../workspaces/publishing/secret-scan.js';
+import { contextFilePath } from '../contexts/context-files.js';
 import { type ContextScan, scanContexts } from '../contexts/context-reader.js';
 import { type MissingContextFiles, missingContextFiles, missingPaths, stillMissingIn } from '../contexts/missing-context-files.js';
+import { writeSandboxFiles } from '../contexts/sandbox-files.js';
 import type { ContextWriter } from './context-writer.js';
-import { INIT_BRANCH, INIT_PULL_REQUEST_TITLE, initCommitMessage, initPullRequestBody } from './init-texts.js';
+import { discardedParagraph, INIT_BRANCH, INIT_PULL_REQUEST_TITLE, initCommitMessage, initPullRequestBody, listedForPeople, paragraphOf } from './init-texts.js';
+import { TemplateContextWriter } from './template-context.writer.js';
 
 /** How initialisation ended for one repository. */
 export const InitStatus = { Opened: 'opened', Updated: 'updated', Complete: 'complete', Failed: 'failed' } as const;
@@ -24,7 +28,18 @@ export interface InitRepositoryResult {
   pullRequest?: { url: string; number: number };
   /** The files the pull request adds (those the base branch lacks); empty when complete. */
   files: string[];
+  /**
+   * What the writer changed besides the missing files, dropped from the pull request
+   * (`path (status)`); absent when it changed nothing else.
+   */
+  discarded?: string[];
   error?: string;
+}
+
+/** What one write ended with: the body's `**How.**` sentence and the writer's other changes, dropped. */
+interface Written {
+  how: string;
+  discarded: string[];
 }
 
 /** What initialisation needs of the server (ProjectInitService or the CLI supplies it). */
@@ -48,10 +63,16 @@ class InitRefusal extends Error {}
  * the project, what its base branch lacks of `.service/contexts/<name>/{context.yaml,principles.md}`
  * is written by the ContextWriter into the tree of branch `service/init` (resumed when the remote
  * has it), committed, pushed without force and proposed in one pull request per repository
- * (found or created). Existing files are never overwritten: a change that touches any other path
- * is refused. Repositories are handled one after the other; one failing does not stop the others.
+ * (found or created). Existing files are never overwritten: whatever else the writer changes (an
+ * existing file, a path elsewhere, a link or a folder where a missing file belongs) is dropped,
+ * the missing files it added as plain files are kept, the rest comes from the template, and the
+ * pull request says what was dropped. Repositories are handled one after the other; one failing
+ * does not stop the others.
  */
 export class ProjectInitializer {
+  /** Fills what a writer left unusable once its other changes are dropped (the docs' promise: every missing file is proposed). */
+  private readonly template = new TemplateContextWriter();
+
   constructor(private readonly deps: ProjectInitializerDeps) {}
 
   async initialise(project: ProjectConfig): Promise<InitRepositoryResult[]> {
@@ -94,10 +115,13 @@ export class ProjectInitializer {
       }
       this.log(`${repo.name}: ${baseBranch} lacks ${files.join(', ')}${prepared.resumed ? ` (resuming ${INIT_BRANCH})` : ''}`);
       const toWrite = stillMissingIn(missing, branchScan);
-      let how: string | null = null;
-      if (toWrite.contexts.length > 0) how = await this.writeAndPush(prepared, sandbox, toWrite, scratch);
-      const { pullRequest, created } = await this.propose(host, project, baseBranch, files, how);
-      return { repo: repo.name, status: created ? InitStatus.Opened : InitStatus.Updated, pullRequest: { url: pullRequest.url, number: pullRequest.number }, files };
+      let written: Written | null = null;
+      if (toWrite.contexts.length > 0) written = await this.writeAndPush(prepared, sandbox, toWrite, scratch);
+      const { pullRequest, created } = await this.propose(host, project, baseBranch, files, written);
+      return {
+        repo: repo.name, status: created ? InitStatus.Opened : InitStatus.Updated, pullRequest: { url: pullRequest.url, number: pullRequest.number }, files,
+        ...(written && written.discarded.length > 0 ? { discarded: written.discarded } : {}),
+      };
     } catch (error) {
       if (error instanceof InitRefusal) return failed(error.message);
       return failed(describeRepositoryFailure(repo.name, 'project initialisation', error));
@@ -121,20 +145,35 @@ export class ProjectInitializer {
     return scanContexts(sandbox, source.repo.name);
   }
 
-  /** Lets the writer add the files, checks it added exactly those, scans, commits and pushes. */
-  private async writeAndPush(prepared: PreparedTree, sandbox: Sandbox, toWrite: MissingContextFiles, scratch: Scratch): Promise<string> {
+  /**
+   * Lets the writer add the files; keeps of its change only the missing files it added as plain
+   * files (anything else is dropped, in a clean tree when there is anything to drop); checks the
+   * change adds exactly those; scans, commits and pushes.
+   */
+  private async writeAndPush(prepared: PreparedTree, sandbox: Sandbox, toWrite: MissingContextFiles, scratch: Scratch): Promise<Written> {
     const repo = prepared.source.repo;
+    const { kind } = this.deps.writer;
     const expected = missingPaths(toWrite);
     const written = await this.deps.writer.write({ repo, sandbox }, toWrite);
-    const staged = await scratch.collect(prepared, sandbox);
+    let staged = await scratch.collect(prepared, sandbox);
+    const { kept, dropped } = await this.sortOut(staged, expected);
+    let how = written.how;
+    const discarded = dropped.map((f) => `${oneLine(f.path, this.deps.secrets, 200)} (${f.status})`);
+    if (dropped.length > 0) {
+      this.log(`${repo.name}: dropped what the ${kind} writer changed besides the missing context files: ${listedForPeople(discarded)}; initialisation only adds missing context files and never overwrites one`);
+      const clean = await this.cleanTree(prepared, toWrite, kept, scratch);
+      staged = clean.staged;
+      if (clean.template.length > 0) how = `${how} ${clean.template.map((f) => `\`${f}\``).join(', ')} from the template instead: the ${kind} writer left no plain file there.`;
+    }
     const changed = staged?.files ?? [];
+    // The clean tree holds only the kept and the template's files: this is the last line of defence.
     const foreign = changed.filter((f) => f.status !== 'added' || !expected.includes(f.path));
     if (foreign.length > 0) {
-      throw new InitRefusal(`repository ${repo.name}: the ${this.deps.writer.kind} writer changed ${foreign.map((f) => `${f.path} (${f.status})`).join(', ')}; initialisation only adds missing context files and never overwrites one, so nothing was pushed`);
+      throw new InitRefusal(`repository ${repo.name}: the ${kind} writer changed ${foreign.map((f) => `${oneLine(f.path, this.deps.secrets, 200)} (${f.status})`).join(', ')}; initialisation only adds missing context files and never overwrites one, so nothing was pushed`);
     }
     const absent = expected.filter((path) => !changed.some((f) => f.path === path));
     if (absent.length > 0 || !staged) {
-      throw new InitRefusal(`repository ${repo.name}: the ${this.deps.writer.kind} writer did not write ${absent.join(', ')}; nothing was pushed`);
+      throw new InitRefusal(`repository ${repo.name}: the ${kind} writer did not write ${absent.join(', ')}; nothing was pushed`);
     }
     const findings = [...scanPathsForSecrets(expected, this.deps.secrets), ...await scanForSecrets(staged.addedLines(), this.deps.secrets)];
     if (findings.length > 0) {
@@ -143,15 +182,53 @@ export class ProjectInitializer {
     const { author_name: authorName, author_email: authorEmail } = this.deps.identity;
     const sha = await this.deps.git.commit(staged, { message: initCommitMessage(), authorName, authorEmail });
     await this.deps.git.push(staged);
-    this.log(`${repo.name}: ${sha.slice(0, 12)} pushed to ${INIT_BRANCH} (${written.files.length} file(s), ${this.deps.writer.kind} writer)`);
-    return written.how;
+    this.log(`${repo.name}: ${sha.slice(0, 12)} pushed to ${INIT_BRANCH} (${expected.length} file(s), ${kind} writer)`);
+    return { how, discarded };
+  }
+
+  /**
+   * The writer's change split: the missing files it added as plain files (read on the server, so
+   * a link is never followed), and every other change, to drop: an existing file modified,
+   * deleted or made a link, a path outside the missing files, a link or a folder's content where
+   * a missing file belongs.
+   */
+  private async sortOut(staged: StagedChange | null, expected: readonly string[]): Promise<{ kept: StagedFile[]; dropped: ChangedFile[] }> {
+    if (!staged) return { kept: [], dropped: [] };
+    const added = staged.files.filter((f) => f.status === 'added' && expected.includes(f.path)).map((f) => f.path);
+    const kept = (await this.deps.git.stagedFiles(staged, added)).filter((f) => isRegularFileMode(f.mode));
+    return { kept, dropped: staged.files.filter((f) => !kept.some((k) => k.path === f.path)) };
+  }
+
+  /**
+   * A fresh tree of the same commit with only the kept files, the template writing what they do
+   * not cover (from the repository's own files, not the writer's edits of them); the writer's
+   * sandbox is left as it is.
+   */
+  private async cleanTree(prepared: PreparedTree, toWrite: MissingContextFiles, kept: readonly StagedFile[], scratch: Scratch): Promise<{ staged: StagedChange | null; template: string[] }> {
+    const repo = prepared.source.repo;
+    const sandbox = await scratch.sandbox();
+    // The start branch mapped to the commit already prepared: the same tree (resumed or not), without another fetch.
+    const fresh = await scratch.prepare(prepared.source, sandbox, new Map([[prepared.startBranch, prepared.commit]]));
+    if (kept.length > 0) await writeSandboxFiles(sandbox, kept.map((f) => ({ path: f.path, content: f.content })));
+    const have = new Set(kept.map((f) => f.path));
+    const remaining: MissingContextFiles = {
+      repo: toWrite.repo,
+      contexts: toWrite.contexts
+        .map((c) => ({ ...c, files: c.files.filter((file) => !have.has(contextFilePath(c.name, file))) }))
+        .filter((c) => c.files.length > 0),
+    };
+    const template = remaining.contexts.length > 0 ? (await this.template.write({ repo, sandbox }, remaining)).files : [];
+    return { staged: await scratch.collect(fresh, sandbox), template };
   }
 
   /** The open pull request of `service/init`, brought up to date, or a new one. */
-  private async propose(host: PullRequestHost, project: string, base: string, files: readonly string[], how: string | null): Promise<{ pullRequest: PullRequestRef; created: boolean }> {
+  private async propose(host: PullRequestHost, project: string, base: string, files: readonly string[], written: Written | null): Promise<{ pullRequest: PullRequestRef; created: boolean }> {
     const existing = await host.findOpen(INIT_BRANCH, base);
-    // Nothing written this time: the branch's files are an earlier run's, and so is how they were written.
-    const body = (previous: PullRequestRef | null) => initPullRequestBody(project, files, how ?? howOf(previous?.body ?? null));
+    const kind = this.deps.writer.kind;
+    // Nothing written this time: the branch's files are an earlier run's, and so is how they were written and what was dropped.
+    const body = (previous: PullRequestRef | null) => written
+      ? initPullRequestBody(project, files, written.how, written.discarded.length > 0 ? discardedParagraph(kind, written.discarded) : null)
+      : initPullRequestBody(project, files, paragraphOf('How', previous?.body ?? null), paragraphOf('Discarded', previous?.body ?? null));
     if (existing) return { pullRequest: await host.update(existing.number, { title: INIT_PULL_REQUEST_TITLE, body: body(existing) }), created: false };
     const made = await host.create({ head: INIT_BRANCH, base, title: INIT_PULL_REQUEST_TITLE, body: body(null) });
     if (made.created) return made;
@@ -161,12 +238,6 @@ export class ProjectInitializer {
   private log(line: string): void {
     this.deps.log?.(line);
   }
-}
-
-/** The `**How.**` paragraph of an earlier body. */
-function howOf(body: string | null): string | null {
-  const found = body ? /^\*\*How\.\*\* (.+)$/m.exec(body) : null;
-  return found?.[1] ?? null;
 }
 
 /** One repository's sandboxes and server-side scratch state, all released together. */
@@ -187,8 +258,8 @@ class Scratch {
     return sandbox;
   }
 
-  async prepare(source: WorkspaceSource, sandbox: Sandbox): Promise<PreparedTree> {
-    const prepared = await this.deps.git.prepare(source, sandbox);
+  async prepare(source: WorkspaceSource, sandbox: Sandbox, synced?: ReadonlyMap<string, string>): Promise<PreparedTree> {
+    const prepared = await this.deps.git.prepare(source, sandbox, synced);
     this.trees.push(prepared);
     return prepared;
   }

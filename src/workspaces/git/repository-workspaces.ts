@@ -13,7 +13,7 @@ import { type HeadRefs, MIRROR_CONFIG, MirrorCache } from './mirror-cache.js';
 import { cloneUrlOf } from './repository-url.js';
 import { ScratchRepository } from './scratch-repository.js';
 import { WorkspaceError, WorkspaceErrorKind } from './workspace-error.js';
-import type { ChangedFile, CommitDetails, PreparedTree, StagedChange, WorkspaceSource } from './workspace-types.js';
+import type { ChangedFile, CommitDetails, PreparedTree, StagedChange, StagedFile, WorkspaceSource } from './workspace-types.js';
 
 /** `image:` of a context.yaml, when it is a non-empty string (a file that does not parse names none: the gate reports it). */
 function imageNamedBy(text: string): string | null {
@@ -210,6 +210,14 @@ export class RepositoryWorkspaces {
     };
     this.changes.set(change, state);
     return change;
+  }
+
+  /**
+   * What the staged change holds at exactly `paths` (mode and bytes), read on the server from
+   * the collected tree: nothing is read back from the sandbox, and a link stays a link.
+   */
+  async stagedFiles(change: StagedChange, paths: readonly string[]): Promise<StagedFile[]> {
+    return this.stateOf(change).scratch.stagedFiles(paths);
   }
 
   /** Commits the staged change on top of the prepared commit (committer = author); answers the sha. */

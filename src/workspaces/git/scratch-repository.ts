@@ -7,7 +7,7 @@ import type { GitCredential } from './git-credential.js';
 import { workspaceErrorFrom } from './git-failure.js';
 import { unpackTree, UnsafeArchiveError } from './tree-unpacker.js';
 import { WorkspaceError, WorkspaceErrorKind } from './workspace-error.js';
-import type { ChangedFile, ChangedFileStatus, CommitDetails } from './workspace-types.js';
+import type { ChangedFile, ChangedFileStatus, CommitDetails, StagedFile } from './workspace-types.js';
 
 const STATUS: Record<string, ChangedFileStatus> = { A: 'added', M: 'modified', D: 'deleted', T: 'type-changed' };
 
@@ -69,6 +69,25 @@ export class ScratchRepository {
     return files;
   }
 
+  /**
+   * The index's entries at exactly `paths` (mode and bytes, read from git's objects): a path the
+   * index lacks, or holds only things below, is left out.
+   */
+  async stagedFiles(paths: readonly string[]): Promise<StagedFile[]> {
+    if (paths.length === 0) return [];
+    const literal = { GIT_LITERAL_PATHSPECS: '1' };
+    const listing = await this.git('reading the staged files', ['ls-files', '--stage', '-z', '--', ...paths], { variables: literal });
+    const files: StagedFile[] = [];
+    for (const record of listing.split('\0').filter(Boolean)) {
+      const tab = record.indexOf('\t');
+      const [mode, sha] = record.slice(0, tab).split(' ');
+      const path = record.slice(tab + 1);
+      if (!paths.includes(path) || !mode || !sha) continue;
+      files.push({ path, mode, content: await this.blob(sha) });
+    }
+    return files;
+  }
+
   /** Added lines of the staged diff against `base`, streamed from git file by file. */
   async *addedLines(base: string): AsyncGenerator<FileAdditions> {
     const diff = this.options.git.stream(
@@ -124,6 +143,21 @@ export class ScratchRepository {
   /** Records `commit` as `branch` in the mirror (a local push; the mirror's lock is the caller's). */
   async pushToMirror(mirrorPath: string, commit: string, branch: string): Promise<void> {
     await this.git('updating the mirror', ['push', '--quiet', '--no-verify', mirrorPath, `+${commit}:refs/heads/${branch}`]);
+  }
+
+  private async blob(sha: string): Promise<Buffer> {
+    const read = this.options.git.stream(['cat-file', 'blob', sha], this.runOptions());
+    const chunks: Buffer[] = [];
+    try {
+      for await (const chunk of read.stdout) chunks.push(chunk as Buffer);
+      await read.done;
+    } catch (error) {
+      if (error instanceof GitCommandFailure) throw workspaceErrorFrom(error, { repository: this.options.repository, action: 'reading a staged file' }, WorkspaceErrorKind.Failed);
+      throw error;
+    } finally {
+      read.stop();
+    }
+    return Buffer.concat(chunks);
   }
 
   /** Safe to call twice. */

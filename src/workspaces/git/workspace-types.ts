@@ -31,6 +31,19 @@ export interface ChangedFile {
   status: ChangedFileStatus;
 }
 
+/** A file of a staged change as the server holds it (never read back from the sandbox). */
+export interface StagedFile {
+  path: string;
+  /** git's mode: `100644`, `100755` (files), `120000` (a symbolic link: `content` is its target). */
+  mode: string;
+  content: Buffer;
+}
+
+/** A regular file's mode (not a symbolic link, not a submodule). */
+export function isRegularFileMode(mode: string): boolean {
+  return mode === '100644' || mode === '100755';
+}
+
 /** A sandbox's changes staged on the server, ready to be scanned, committed and pushed. */
 export interface StagedChange {
   readonly prepared: PreparedTree;

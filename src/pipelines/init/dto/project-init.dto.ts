@@ -19,6 +19,12 @@ export class InitRepositoryResultDto {
   @ApiPropertyOptional({ type: InitPullRequestDto }) pullRequest?: InitPullRequestDto;
   @ApiProperty({ type: [String], description: 'the files the pull request adds (those the base branch lacks)', example: ['.service/contexts/default/context.yaml', '.service/contexts/default/principles.md'] })
   files: string[];
+  @ApiPropertyOptional({
+    type: [String],
+    description: 'what the context writer (the model) changed besides the missing files, `path (status)`, dropped from the pull request: initialisation never overwrites an existing file; absent when it changed nothing else',
+    example: ['.service/contexts/default/context.yaml (modified)'],
+  })
+  discarded?: string[];
   @ApiPropertyOptional({ description: 'why this repository failed (what to do about it)' }) error?: string;
 }
 
