@@ -10,6 +10,7 @@ import { loggerOptions } from './logging/logger.options.js';
 import { SandboxModule } from './sandbox/sandbox.module.js';
 import { StoreModule } from './store/store.module.js';
 import { StoredConfigModule } from './stored-config/stored-config.module.js';
+import { TracingShutdown } from './tracing/tracing-shutdown.service.js';
 
 /**
  * What both the server and `pipeline-service doctor` stand on: configuration (with its stored
@@ -31,6 +32,7 @@ export class CoreModule {
         HealthModule,
         ProbesModule,
       ],
+      providers: [TracingShutdown],
     };
   }
 }

@@ -1,7 +1,10 @@
 import { readEnvironment } from './config/environment.js';
 import { createServer } from './server.js';
+import { startTracing } from './tracing/start-tracing.js';
 
 const env = readEnvironment();
+// Before the application is built, so that its spans have a provider (TracingShutdown flushes them).
+await startTracing(env);
 const app = await createServer(env);
 try {
   await app.listen(env.port, env.host);

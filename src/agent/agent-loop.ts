@@ -1,3 +1,4 @@
+import { SpanKind, failSpan, inSpan } from '../tracing/spans.js';
 import type { LanguageModel, ModelMessage, ToolResultPart } from 'ai';
 import { scrubSecrets } from '../common/secret-scrubber.js';
 import {
@@ -99,10 +100,10 @@ class ToolLoopSession implements AgentSession {
       let answer: ModelAnswer;
       let attempts: number;
       try {
-        ({ value: answer, attempts } = await withProviderRetry(
+        ({ value: answer, attempts } = await this.tracedCall(() => withProviderRetry(
           (signal) => callModel({ model: this.o.model, instructions: this.o.system, messages: this.messages, tools: this.toolbox.definitions, signal }),
           { gate: this.o.gate, gateKey: this.gateKey, signal: clock.signal, deadline: clock.deadline, policy: this.retry, label: this.o.modelLabel },
-        ));
+        )));
       } catch (error) {
         const interrupted = this.interrupted(clock);
         if (interrupted) return interrupted;
@@ -120,6 +121,23 @@ class ToolLoopSession implements AgentSession {
       const end = await this.runTools(answer.toolCalls, clock);
       if (end) return end;
     }
+  }
+
+  /** A model call's span, with the GenAI semantic conventions' attributes (no prompt, no answer text). */
+  private tracedCall(call: () => Promise<{ value: ModelAnswer; attempts: number }>): Promise<{ value: ModelAnswer; attempts: number }> {
+    const model = this.o.model as { provider?: string; modelId?: string };
+    const system = (model.provider ?? 'unknown').split('.')[0]!;
+    const attributes = { 'gen_ai.operation.name': 'chat', 'gen_ai.system': system, 'gen_ai.provider.name': system, 'gen_ai.request.model': model.modelId ?? this.o.modelLabel };
+    return inSpan(`chat ${model.modelId ?? this.o.modelLabel}`, { attributes, kind: SpanKind.CLIENT }, async (span) => {
+      const result = await call();
+      span.setAttributes({
+        'gen_ai.usage.input_tokens': result.value.inputTokens,
+        'gen_ai.usage.output_tokens': result.value.outputTokens,
+        'gen_ai.response.finish_reasons': [result.value.finishReason],
+        'pipeline_service.model.attempts': result.attempts,
+      });
+      return result;
+    });
   }
 
   /** Usage, cost and the model-call, narration and usage events of one answer. */
@@ -170,7 +188,12 @@ class ToolLoopSession implements AgentSession {
       let exitCode: number | null = null;
       let brief = call.name;
       try {
-        const run = await this.toolbox.run(call.name, call.input, call.invalid, context);
+        const run = await inSpan(`execute_tool ${call.name}`, { attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': call.name, 'gen_ai.tool.call.id': call.id } }, async (span) => {
+          const done = await this.toolbox.run(call.name, call.input, call.invalid, context);
+          span.setAttributes({ 'pipeline_service.tool.ok': done.result.ok, ...(done.result.exitCode === null ? {} : { 'pipeline_service.tool.exit_code': done.result.exitCode }) });
+          if (done.result.error === true) failSpan(span, 'tool failed');
+          return done;
+        });
         output = this.scrub(run.result.output);
         brief = this.scrub(run.brief);
         ok = run.result.ok;

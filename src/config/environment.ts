@@ -19,6 +19,8 @@ export interface ServiceEnvironment {
   logLevel: string;
   /** LOG_FORMAT: `pretty` lines for a terminal, `json` lines otherwise (default: by whether stdout is a terminal). */
   logFormat: 'pretty' | 'json';
+  /** OTEL_EXPORTER_OTLP_ENDPOINT: traces are exported over OTLP/HTTP there; unset → no tracing. */
+  otlpEndpoint: string | null;
   adminGrant: string | null;
   /** SERVICE_SECRETS_KEY as given (32 bytes, base64): the key stored secrets are encrypted under. See secrets-key.ts. */
   secretsKey: string | null;
@@ -91,6 +93,7 @@ export function readEnvironment(env: Readonly<Record<string, string | undefined>
     embeddedStore,
     logLevel: nonEmpty(env.LOG_LEVEL) ?? 'info',
     logFormat: logFormatOf(nonEmpty(env.LOG_FORMAT)),
+    otlpEndpoint: nonEmpty(env.OTEL_EXPORTER_OTLP_ENDPOINT) ?? nonEmpty(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT),
     adminGrant: nonEmpty(env.SERVICE_ADMIN_GRANT),
     secretsKey: nonEmpty(env.SERVICE_SECRETS_KEY),
     auth,

@@ -1,3 +1,4 @@
+import { failSpan, inSpan } from '../tracing/spans.js';
 import { type Pipeline, type StepContext, type StepObserver, type StepResult, StepState } from './pipeline.js';
 import { RunEventKind } from './run-event-kind.js';
 
@@ -18,12 +19,16 @@ export class StepRunner {
       const label = `step ${index + 1}/${pipeline.steps.length}: ${step.name}`;
       await note(index, step.name, StepState.Running);
       context.events.emit(RunEventKind.StepStarted, null, label);
-      let result: StepResult;
-      try {
-        result = await step.run(full);
-      } catch (error) {
-        result = { ok: false, error: `${label} crashed: ${(error as Error).message}` };
-      }
+      const result: StepResult = await inSpan(`step ${step.name}`, { attributes: { 'pipeline_service.step': step.name, 'pipeline_service.step.index': index + 1 } }, async (span) => {
+        let outcome: StepResult;
+        try {
+          outcome = await step.run(full);
+        } catch (error) {
+          outcome = { ok: false, error: `${label} crashed: ${(error as Error).message}` };
+        }
+        if (!outcome.ok) failSpan(span, 'step failed');
+        return outcome;
+      });
       await note(index, step.name, result.ok ? StepState.Succeeded : StepState.Failed);
       if (!result.ok) {
         context.events.emit(RunEventKind.StepFailed, null, `${label}: ${result.error}`);

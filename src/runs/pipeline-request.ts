@@ -17,6 +17,8 @@ export interface PipelineRequest {
   pipeline: string;
   /** The pull request a ticket-less run works on (label trigger, pull-request command); absent for ticket runs. */
   target?: PullRequestTarget | null;
+  /** W3C traceparent of the delivery or command that queued it: the run's span continues that trace. */
+  traceparent?: string | null;
 }
 
 /**

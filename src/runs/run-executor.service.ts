@@ -1,3 +1,4 @@
+import { SpanKind, inSpan } from '../tracing/spans.js';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '../config/config.service.js';
 import { RunState } from '../database/entities/run.entity.js';
@@ -147,7 +148,16 @@ export class RunExecutorService {
         this.logger.log(`request for run ${request.runId} skipped: run is ${run ? run.state : 'unknown'}`);
         return RunOutcome.Skipped;
       }
-      return await this.executeQueued(request, run.createdAt, firstTake);
+      const attributes = {
+        'pipeline_service.run_id': request.runId, 'pipeline_service.platform': request.platform, 'pipeline_service.project': request.project,
+        'pipeline_service.pipeline': request.pipeline, ...(request.ticket ? { 'pipeline_service.ticket': request.ticket } : {}),
+      };
+      // One span per take of the run, in the trace of the delivery or command that queued it.
+      return await inSpan(`run ${request.pipeline}`, { attributes, kind: SpanKind.CONSUMER, traceparent: request.traceparent ?? null }, async (span) => {
+        const outcome = await this.executeQueued(request, run.createdAt, firstTake);
+        span.setAttribute('pipeline_service.run.outcome', String(outcome));
+        return outcome;
+      });
     } finally {
       this.taken.delete(request.runId);
       this.stopped.delete(request.runId);

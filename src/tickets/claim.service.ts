@@ -1,3 +1,4 @@
+import { currentTraceparent, inSpan } from '../tracing/spans.js';
 import { Injectable, Logger } from '@nestjs/common';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { LockService, StoreUnavailableError } from '../store/lock.service.js';
@@ -47,19 +48,24 @@ export class ClaimService {
    * `options.instructions`: what the command that asked for the run added (rework instructions),
    * stored with the run for its model.
    */
-  async claim(key: TicketKey, pipeline: string, options: ClaimOptions = {}): Promise<ClaimOutcome> {
-    const started = performance.now();
-    let outcome: ClaimOutcome['outcome'] | 'StoreUnavailable' = 'Failed';
-    try {
-      const result = await this.decide(key, pipeline, options);
-      outcome = result.outcome;
-      return result;
-    } catch (error) {
-      if (error instanceof StoreUnavailableError) outcome = 'StoreUnavailable';
-      throw error;
-    } finally {
-      this.metrics.claimDecided(outcome, (performance.now() - started) / 1000);
-    }
+  claim(key: TicketKey, pipeline: string, options: ClaimOptions = {}): Promise<ClaimOutcome> {
+    const attributes = { 'pipeline_service.platform': key.platform, 'pipeline_service.project': key.project, 'pipeline_service.ticket': key.ticket, 'pipeline_service.pipeline': pipeline };
+    return inSpan('ticket.claim', { attributes }, async (span) => {
+      const started = performance.now();
+      let outcome: ClaimOutcome['outcome'] | 'StoreUnavailable' = 'Failed';
+      try {
+        const result = await this.decide(key, pipeline, options);
+        outcome = result.outcome;
+        if (result.outcome === 'Claimed') span.setAttribute('pipeline_service.run_id', result.runId);
+        return result;
+      } catch (error) {
+        if (error instanceof StoreUnavailableError) outcome = 'StoreUnavailable';
+        throw error;
+      } finally {
+        span.setAttribute('pipeline_service.claim.outcome', outcome);
+        this.metrics.claimDecided(outcome, (performance.now() - started) / 1000);
+      }
+    });
   }
 
   /** The claim itself; `claim` adds its count and latency. */
@@ -102,7 +108,7 @@ export class ClaimService {
    */
   private async push(key: TicketKey, claim: ClaimedTicket): Promise<void> {
     try {
-      await this.queue.enqueue({ runId: claim.runId, platform: key.platform, project: key.project, ticket: key.ticket, pipeline: claim.pipeline });
+      await this.queue.enqueue({ runId: claim.runId, platform: key.platform, project: key.project, ticket: key.ticket, pipeline: claim.pipeline, traceparent: currentTraceparent() });
       return;
     } catch (pushError) {
       if (await this.queue.hasJob(claim.runId).catch(() => false)) return;

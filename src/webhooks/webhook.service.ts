@@ -11,6 +11,8 @@ import type { Platform } from '../platforms/platform.js';
 import { signatureAccepted } from '../platforms/webhook-signature.js';
 import { PullRequestRunsService, type PullRequestRunRequest, describeTarget } from '../runs/pull-request-runs.service.js';
 import { StoreUnavailableError } from '../store/lock.service.js';
+import { SpanKind, inSpan } from '../tracing/spans.js';
+import type { Span } from '@opentelemetry/api';
 import { ClaimService } from '../tickets/claim.service.js';
 import { type TicketKey, describeTicket } from '../tickets/ticket-key.js';
 import { DeliveryDedupeService, deliveryFingerprint } from './delivery-dedupe.service.js';
@@ -52,11 +54,23 @@ export class WebhookService {
     private readonly acts: PullRequestActsService,
   ) {}
 
-  async receive(delivery: Delivery): Promise<WebhookAnswer> {
+  /** One span per delivery: the claim and, through the queued job, the run continue its trace. */
+  receive(delivery: Delivery): Promise<WebhookAnswer> {
+    return inSpan('webhook.delivery', { kind: SpanKind.SERVER }, (span) => this.process(delivery, span));
+  }
+
+  private async process(delivery: Delivery, span: Span): Promise<WebhookAnswer> {
     const receivedAt = new Date();
     const log = (entry: Logged, result: WebhookAnswer): WebhookAnswer => {
       this.triggerLog.record({ ...entry, receivedAt, statusCode: result.status });
       this.metrics.deliveryReceived(entry.platform, entry.outcome);
+      span.setAttributes({
+        'pipeline_service.platform': entry.platform ?? 'undetected',
+        'pipeline_service.delivery.outcome': entry.outcome,
+        'http.response.status_code': result.status,
+        ...(entry.project ? { 'pipeline_service.project': entry.project } : {}),
+        ...(entry.ticket ? { 'pipeline_service.ticket': entry.ticket } : {}),
+      });
       return result;
     };
     const platform = delivery.platform ?? detectPlatform(delivery.headers, delivery.body);

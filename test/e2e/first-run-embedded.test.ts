@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBareRepository } from '../stand-ins/git-repositories.js';
 import { GitHubStandIn } from '../stand-ins/github-stand-in.js';
+import { OtlpReceiver } from '../stand-ins/otlp-receiver.js';
 import { eventually } from '../support/eventually.js';
 import type { HealthBody } from '../support/response-bodies.js';
 import { type ServerProcess, getJson, isAlive, runCli, startServer } from '../support/server-process.js';
@@ -17,6 +18,7 @@ import { SECRETS } from '../webhooks/support/webhook-harness.js';
  * `npm start` with KVSTORE_URL=embedded; the build is the suite's own), with no DATABASE_URL and
  * no store of its own, and a signed GitHub delivery for a command pipeline ends `service:done`.
  * Then the store child is killed while a run is in flight: it is restarted, and the run ends.
+ * Traces go to a local OTLP receiver: one trace from the delivery through the claim to the run.
  */
 const GH_TOKEN = 'ghp_firstRunEmbeddedToken00001';
 const hasRedisServer = (() => {
@@ -35,6 +37,7 @@ describe.skipIf(!hasRedisServer)('a first run on the embedded defaults (redis-se
   let repositories: string;
   let config: TempConfig;
   let server: ServerProcess;
+  let otlp: OtlpReceiver;
 
   beforeAll(async () => {
     github = await new GitHubStandIn(GH_TOKEN, 'acme', 'shop-web').start();
@@ -56,14 +59,17 @@ describe.skipIf(!hasRedisServer)('a first run on the embedded defaults (redis-se
         },
       },
     });
+    otlp = await new OtlpReceiver().start();
     const vars = { SERVICE_CONFIG: config.path, SERVICE_DATA_DIR: config.dir, KVSTORE_URL: 'embedded', PLATFORM_A_WEBHOOK_SECRET: SECRETS.platformA };
+    const tracing = { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint, OTEL_BSP_SCHEDULE_DELAY: '200' };
     const migrated = await runCli(['migrate'], vars, 120_000);
     expect(migrated.code, migrated.stderr).toBe(0);
-    server = await startServer(vars, { timeoutMs: 30_000 });
+    server = await startServer({ ...vars, ...tracing }, { timeoutMs: 30_000 });
   }, 180_000);
 
   afterAll(async () => {
     await server?.stop();
+    await otlp?.stop();
     await github?.stop();
     if (repositories) rmSync(repositories, { recursive: true, force: true });
     config?.remove();
@@ -88,6 +94,31 @@ describe.skipIf(!hasRedisServer)('a first run on the embedded defaults (redis-se
     await eventually(async () => (github.issues.get(101)?.labels.includes('service:done') ? true : undefined), 60_000, 'the done label');
     const { body } = await getJson<RunPage>(`${server.baseUrl}/api/runs?ticket=101`);
     expect(body.items.map((r) => r.state)).toEqual(['succeeded']);
+  });
+
+  it('exports one trace from the delivery through the claim to the run and its steps, with no secret or ticket text in it', async () => {
+    const run = await eventually(async () => {
+      const found = otlp.spans.find((s) => s.name === 'run quick');
+      return found && otlp.spans.some((s) => s.name.startsWith('step ') && s.traceId === found.traceId) ? found : undefined;
+    }, 20_000, 'the run span exported');
+    const trace = otlp.spans.filter((s) => s.traceId === run.traceId);
+    const byId = new Map(trace.map((s) => [s.spanId, s]));
+    const delivery = trace.find((s) => s.name === 'webhook.delivery')!;
+    const claim = trace.find((s) => s.name === 'ticket.claim')!;
+    expect(delivery.parentSpanId ?? '').toBe('');
+    expect(delivery.attributes).toMatchObject({ 'pipeline_service.platform': 'platform-a', 'pipeline_service.project': 'shop', 'pipeline_service.ticket': '101', 'http.response.status_code': 202 });
+    expect(claim.parentSpanId).toBe(delivery.spanId);
+    expect(claim.attributes).toMatchObject({ 'pipeline_service.claim.outcome': 'Claimed', 'pipeline_service.pipeline': 'quick' });
+    expect(run.parentSpanId).toBe(claim.spanId);
+    expect(run.attributes['pipeline_service.run_id']).toBe(claim.attributes['pipeline_service.run_id']);
+    const steps = trace.filter((s) => s.name.startsWith('step '));
+    expect(steps.length).toBeGreaterThan(0);
+    for (const step of steps) expect(byId.get(step.parentSpanId!)?.name).toBe('run quick');
+    const title = String((githubLabeled(101)['issue'] as { title: string }).title);
+    const everything = JSON.stringify(otlp.spans);
+    expect(everything).not.toContain(GH_TOKEN);
+    expect(everything).not.toContain(SECRETS.platformA);
+    expect(everything).not.toContain(title);
   });
 
   it('restarts the store child killed under a running run, and the run still ends', async () => {
