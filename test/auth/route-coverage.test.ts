@@ -12,8 +12,10 @@ import { accessDeclaration } from '../../src/auth/access-declaration.js';
 import { readEnvironment } from '../../src/config/environment.js';
 import { AppModule } from '../../src/app.module.js';
 
-/** Handlers without a token (spec: health, findings and webhooks; metrics like health), listed one by one. */
+/** Handlers without a token (spec: health, findings and webhooks; metrics like health; the contract's dashboard settings), listed one by one. */
 const PUBLIC_HANDLERS = [
+  // The contract's GET /api/dashboard/settings: how the app signs in, needed before anyone has.
+  'DashboardSettingsController.settings',
   'FindingsController.list',
   'HealthController.health',
   'HealthController.ready',
