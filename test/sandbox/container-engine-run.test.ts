@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Platform } from '../../src/platforms/platform.js';
 import { SandboxLabel } from '../../src/sandbox/sandbox-backend.js';
 import { fileAt } from '../stand-ins/git-repositories.js';
+import { BUSYBOX_IMAGE, ensureBusyboxImage } from '../support/busybox-image.js';
 import { TEST_IMAGE, ensureDockerEngine, ensureSandboxImage } from '../support/sandbox-image.js';
 import { type CodeHost, DONE_STATUS, startCodeHost } from '../workspaces/support/code-hosts.js';
 import { GIT_IDENTITY } from '../workspaces/support/publish-config.js';
@@ -87,5 +88,47 @@ describe.skipIf(unavailable)(`a command pipeline in container-engine sandboxes, 
     expect(error).toMatch(/tim/i);
     expect(Date.now() - started).toBeLessThan(20_000);
     expect(await containersOf(runId)).toEqual([]);
+  });
+});
+
+describe.skipIf(unavailable)(`a command pipeline on a busybox image (ash, busybox setsid), through the whole server${unavailable ? ` (skipped: ${unavailable})` : ''}`, () => {
+  const docker = new Docker();
+  const token = `e2e-busybox-token-${randomBytes(10).toString('hex')}`;
+  let root: string;
+  let host: CodeHost;
+  let server: PublishServer;
+
+  beforeAll(async () => {
+    await ensureBusyboxImage(docker);
+    root = mkdtempSync(join(tmpdir(), 'busybox-e2e-'));
+    host = await startCodeHost(Platform.GitHub, root, token, 'shop-web');
+    host.addTicket('31', 'Greet from busybox');
+    server = await PublishServer.boot({
+      git: GIT_IDENTITY,
+      sandbox: { backend: 'container-engine', image: BUSYBOX_IMAGE, cpu: 1, memory: '256Mi', network: 'none' },
+      pipelines: {
+        inside: {
+          commands: ['sleep 1', 'true', 'echo "uid=$(id -u) readme=$(cat README.md)"', "printf 'hello from busybox\\n' > greeting.txt"],
+          timeout_seconds: 60, publish: 'pull-request',
+        },
+      },
+      projects: { shop: { ...host.trackerConfig(DONE_STATUS[Platform.GitHub], 'inside'), repos: [host.repoEntry()] } },
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await server?.close();
+    await host?.stop();
+    if (root) rmSync(root, { recursive: true, force: true });
+  });
+
+  it('runs every step (sleep, true, output) and publishes the change', async () => {
+    const { runId, state, error } = await server.run(Platform.GitHub, 'shop', '31', 'inside');
+    const texts = (await server.events(runId)).map((e) => e.text);
+    expect({ state, error }, texts.join('\n')).toEqual({ state: 'succeeded', error: null });
+    expect(texts.flatMap((t) => t.split('\n')).map((l) => l.trim())).toContain('uid=1000 readme=# shop-web');
+    expect(fileAt(host.bare, 'service/31', 'greeting.txt')).toBe('hello from busybox\n');
+    expect(host.pullRequests().filter((pr) => pr.head === 'service/31')).toHaveLength(1);
+    expect(await docker.listContainers({ all: true, filters: { label: [`${SandboxLabel.RunId}=${runId}`] } })).toEqual([]);
   });
 });

@@ -10,6 +10,8 @@ const run = promisify(execFile);
 
 /** The image container-engine tests run: built here from this host's binaries, never pulled. */
 export const TEST_IMAGE = 'pipeline-service-test:latest';
+/** The same image without setsid: commands must still run, and be killed with their children. */
+export const NO_SETSID_TEST_IMAGE = 'pipeline-service-test-no-setsid:latest';
 
 /** What the agent tools, command pipelines and the backend's own wrapper call inside a sandbox. */
 const BINARIES = [
@@ -50,25 +52,31 @@ async function pings(docker: Docker): Promise<boolean> {
 /**
  * Builds TEST_IMAGE once (kept when present) by importing a root filesystem assembled from this
  * host's binaries and their shared libraries: dash as /bin/sh, GNU coreutils, grep, sed, awk, tar,
- * git, setsid and kill; /etc/passwd with the sandbox user 1000; /tmp sticky. No registry involved.
+ * git, setsid (left out of NO_SETSID_TEST_IMAGE) and kill; /etc/passwd with the sandbox user
+ * 1000; /tmp sticky. No registry involved.
  */
-export async function ensureSandboxImage(docker = new Docker()): Promise<string> {
-  if (await docker.getImage(TEST_IMAGE).inspect().then(() => true, () => false)) return TEST_IMAGE;
+export async function ensureSandboxImage(docker = new Docker(), image: typeof TEST_IMAGE | typeof NO_SETSID_TEST_IMAGE = TEST_IMAGE): Promise<string> {
+  if (await docker.getImage(image).inspect().then(() => true, () => false)) return image;
   const root = await mkdtemp(join(tmpdir(), 'sandbox-rootfs-'));
   try {
-    await assembleRootfs(root);
-    const tar = spawn('tar', ['-C', root, '-cf', '-', '.'], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const [repo, tag] = TEST_IMAGE.split(':') as [string, string];
-    const options: object = { repo, tag, changes: ['CMD ["/bin/sh"]'] };
-    const stream: NodeJS.ReadableStream = await docker.importImage(tar.stdout, options);
-    await new Promise<void>((done, fail) => docker.modem.followProgress(stream, (error) => (error ? fail(error) : done())));
+    await assembleRootfs(root, image === TEST_IMAGE ? BINARIES : BINARIES.filter((b) => b !== 'setsid'));
+    await importRootfs(docker, root, image);
   } finally {
     await rm(root, { recursive: true, force: true });
   }
-  return TEST_IMAGE;
+  return image;
 }
 
-async function assembleRootfs(root: string): Promise<void> {
+/** `docker import` of a root filesystem directory as `image` (repo:tag), with `/bin/sh` as its command. */
+export async function importRootfs(docker: Docker, root: string, image: string): Promise<void> {
+  const tar = spawn('tar', ['-C', root, '-cf', '-', '.'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const [repo, tag] = image.split(':') as [string, string];
+  const options: object = { repo, tag, changes: ['CMD ["/bin/sh"]'] };
+  const stream: NodeJS.ReadableStream = await docker.importImage(tar.stdout, options);
+  await new Promise<void>((done, fail) => docker.modem.followProgress(stream, (error) => (error ? fail(error) : done())));
+}
+
+async function assembleRootfs(root: string, binaries: readonly string[]): Promise<void> {
   // Debian's merged /usr: /bin, /lib, /lib64 and /sbin are links into /usr, as on the host.
   for (const dir of ['usr/bin', 'usr/sbin', 'usr/lib', 'usr/lib64', 'etc', 'tmp', 'home', 'root', 'dev', 'proc', 'sys']) {
     await mkdir(join(root, dir), { recursive: true });
@@ -76,7 +84,7 @@ async function assembleRootfs(root: string): Promise<void> {
   for (const link of ['bin', 'sbin', 'lib', 'lib64']) await symlink(`usr/${link}`, join(root, link));
   await chmod(join(root, 'tmp'), 0o1777);
   const files = new Set<string>();
-  for (const name of BINARIES) {
+  for (const name of binaries) {
     const found = ['/usr/bin', '/usr/sbin', '/bin', '/sbin'].map((d) => join(d, name)).find((p) => existsSync(p));
     if (!found) throw new Error(`the test image needs ${name}, which this host lacks`);
     files.add(found);

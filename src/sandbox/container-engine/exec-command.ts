@@ -3,6 +3,7 @@ import { PassThrough } from 'node:stream';
 import type Docker from 'dockerode';
 import { type ExecOptions, type ExecResult, OutputStream } from '../sandbox-backend.js';
 import { armKillSwitch } from '../command-kill-switch.js';
+import { KILL_RECORDED, LEAD_OWN_GROUP } from '../process-group.js';
 import { forEachOutputLine } from '../output-lines.js';
 
 /** How long the output of a killed command may keep coming before the result is given anyway. */
@@ -19,31 +20,34 @@ export interface ExecTarget {
 }
 
 /**
- * The engine cannot kill an exec, so every command runs as `/bin/sh -c` in a session of its own
- * (`setsid -w`, which waits and passes the exit on) whose leader first writes its pid, the
- * group's id, to a file: a second exec kills that whole group, children included. Without
- * setsid in the image the command's own pid is written and only it can be killed.
+ * The engine cannot kill an exec, so every command runs under a wrapper that leads a process
+ * group of its own (`LEAD_OWN_GROUP`, portable across util-linux and busybox images and images
+ * without setsid) and records that group's id, its pid, in a file: a second exec kills the whole
+ * group, children included. The command runs as a child, so the record is removed once it ends
+ * (a later kill cannot hit a reused pid) and its exit status is passed on.
+ *
+ * Arguments: `$0` = this script, the record file, the command.
  */
-function wrapper(unset: readonly string[]): string {
+export function execWrapper(unset: readonly string[]): string {
   return [
+    LEAD_OWN_GROUP,
     `unset ${unset.join(' ')}`,
-    `if command -v setsid >/dev/null 2>&1; then exec setsid -w /bin/sh -c 'echo $$ > "$0" && exec /bin/sh -c "$1"' "$1" "$2"; fi`,
-    `echo $$ > "$1"; exec /bin/sh -c "$2"`,
+    'echo $$ > "$1"',
+    '/bin/sh -c "$2"; c=$?; rm -f "$1"; exit $c',
   ].join('\n');
 }
 
-/** Waits (briefly) for the pid file, then kills the group it names, or the one process. */
-const KILL_SCRIPT = [
-  'i=0; while [ ! -s "$1" ] && [ $i -lt 30 ]; do sleep 0.1; i=$((i+1)); done',
-  'p=$(cat "$1") || exit 1',
-  'kill -9 -"$p" 2>/dev/null || kill -9 "$p"',
-].join('\n');
+/** The argv of one wrapped command. */
+export function wrappedExec(unset: readonly string[], pidFile: string, command: string): string[] {
+  const script = execWrapper(unset);
+  return ['/bin/sh', '-c', script, script, pidFile, command];
+}
 
 /** Runs one command through the engine's exec API, streaming its lines; see `Sandbox.exec`. */
 export async function execCommand(target: ExecTarget, command: string, options: ExecOptions): Promise<ExecResult> {
   const pidFile = `/tmp/.pipeline-service-exec-${randomBytes(6).toString('hex')}`;
   const exec = await target.container.exec({
-    Cmd: ['/bin/sh', '-c', wrapper(target.unset), 'sandbox-exec', pidFile, command],
+    Cmd: wrappedExec(target.unset, pidFile, command),
     AttachStdout: true, AttachStderr: true, AttachStdin: false, Tty: false,
     User: target.user, WorkingDir: target.workdir,
     Env: Object.entries(options.env ?? {}).map(([k, v]) => `${k}=${v}`),
@@ -87,7 +91,7 @@ function sleep(ms: number): Promise<void> {
 
 async function killGroup(target: ExecTarget, pidFile: string): Promise<void> {
   const exec = await target.container.exec({
-    Cmd: ['/bin/sh', '-c', KILL_SCRIPT, 'sandbox-kill', pidFile], AttachStdout: true, AttachStderr: true, User: target.user,
+    Cmd: ['/bin/sh', '-c', KILL_RECORDED, 'sandbox-kill', pidFile], AttachStdout: true, AttachStderr: true, User: target.user,
   });
   const stream = await exec.start({ hijack: true, stdin: false });
   stream.resume();
