@@ -1,6 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/eventually.js';
+import { type OpenApiDocument, type Schema, schemaViolations } from '../support/schema-conformance.js';
 import { type DiagnosticsBench, SECRETS, startDiagnosticsBench } from './support/diagnostics-bench.js';
 
 /**
@@ -206,6 +207,26 @@ describe('permissions', () => {
     const none = await call('GET', '/api/diagnostics/connections', nobody);
     expect(none.statusCode).toBe(403);
     expect(none.json()).toMatchObject({ missingPermissions: ['diagnostics.read'] });
+  });
+});
+
+describe('documented shapes', () => {
+  type Documented = OpenApiDocument & { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: Schema }> }> }>> };
+  it('answers what /api/docs/openapi.json documents: the snapshot (with errors recorded), a probe that worked and one that failed, a 404', async () => {
+    const document = (await app.inject({ method: 'GET', url: '/api/docs/openapi.json' })).json<Documented>();
+    const violations = (path: string, method: string, status: number, body: unknown) => {
+      const schema = document.paths[path]?.[method]?.responses[String(status)]?.content?.['application/json']?.schema;
+      if (!schema) throw new Error(`no JSON schema documented for ${status} of ${method} ${path}`);
+      return schemaViolations(document, schema, body);
+    };
+    const snap = await snapshot();
+    expect(snap.connections.some((c) => c.lastError !== null)).toBe(true);
+    expect(snap.webhooks.some((w) => w.lastDelivery !== null)).toBe(true);
+    expect(violations('/api/diagnostics/connections', 'get', 200, snap)).toEqual([]);
+    expect(violations('/api/diagnostics/probe', 'post', 200, await probe('store'))).toEqual([]);
+    expect(violations('/api/diagnostics/probe', 'post', 200, await probe('tracker:quiet'))).toEqual([]);
+    const unknown = await call('POST', '/api/diagnostics/probe', root, { name: 'nothing' });
+    expect(violations('/api/diagnostics/probe', 'post', 404, unknown.json())).toEqual([]);
   });
 });
 
