@@ -30,12 +30,13 @@ async function lastDeliveries(db: DatabaseService): Promise<Map<string, { at: st
   const found = new Map<string, { at: string; outcome: string }>();
   if (!db.isReady) return found;
   // One index walk per platform (trigger_log_received_at, newest first) rather than a scan of the log.
+  // A database that fails now leaves the panel without deliveries: the connections are what matter then.
   const rows = await db.dataSource.query<{ platform: string; received_at: Date; outcome: string }[]>(
     `SELECT p.platform, l.received_at, l.outcome FROM unnest($1::text[]) AS p(platform)
        JOIN LATERAL (SELECT received_at, outcome FROM trigger_log t
                       WHERE t.platform = p.platform AND t.source = 'webhook' ORDER BY received_at DESC LIMIT 1) l ON true`,
     [ALL_PLATFORMS],
-  );
+  ).catch(() => []);
   for (const row of rows) found.set(row.platform, { at: new Date(row.received_at).toISOString(), outcome: row.outcome });
   return found;
 }
