@@ -5,6 +5,8 @@ import { AuthModule } from './auth/auth.module.js';
 import { CoreModule } from './core.module.js';
 import { DashboardAppModule } from './dashboard-app/dashboard-app.module.js';
 import { DashboardModule } from './dashboard/dashboard.module.js';
+import { DiagnosticsModule } from './diagnostics/diagnostics.module.js';
+import type { DiagnosticsOptions } from './diagnostics/diagnostics.options.js';
 import { HubModule } from './hub/hub.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { ProjectInitModule } from './pipelines/init/project-init.module.js';
@@ -22,6 +24,8 @@ export interface AppModuleOptions {
   polling?: Partial<PollingOptions>;
   /** Where the built dashboard is (default dist/web). */
   dashboardDir?: string;
+  /** The diagnostics' probe timeout (e.g. a second instead of 30 s, for a silent target). */
+  diagnostics?: Partial<DiagnosticsOptions>;
 }
 
 /** The server: the core plus every feature module. */
@@ -32,7 +36,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         CoreModule.register(env), AuthModule, RunQueueModule, RunEngineModule, TicketsModule, LabelProjectionModule, WebhooksModule, HubModule,
-        DashboardModule, DashboardAppModule.register(options.dashboardDir), AdminModule, ProjectInitModule, MetricsModule, options.polling ? PollingModule.withOptions(options.polling) : PollingModule,
+        DashboardModule, DashboardAppModule.register(options.dashboardDir), AdminModule, ProjectInitModule, MetricsModule, DiagnosticsModule.register(options.diagnostics), options.polling ? PollingModule.withOptions(options.polling) : PollingModule,
       ],
     };
   }

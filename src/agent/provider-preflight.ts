@@ -23,12 +23,12 @@ const PROBE_OUTPUT_TOKENS = 16;
  * the model name together, on every provider alike (a models listing would not prove the model,
  * and Azure OpenAI lists deployments differently). Never throws; the key never reaches the result.
  */
-export async function checkModelProvider(agent: AgentConfig, options: { timeoutMs: number; fetch?: typeof fetch }): Promise<ProviderCheck> {
+export async function checkModelProvider(agent: AgentConfig, options: { timeoutMs: number; fetch?: typeof fetch; observe?: boolean }): Promise<ProviderCheck> {
   const label = `${agent.provider}/${agent.model}`;
   const secrets = agent.api_key ? [agent.api_key] : [];
   let model;
   try {
-    model = languageModelFor(agent, { fetch: options.fetch });
+    model = languageModelFor(agent, { fetch: options.fetch, observe: options.observe });
   } catch (error) {
     if (error instanceof AgentConfigError) return { ok: false, blocking: true, field: error.field, reason: error.message };
     throw error;

@@ -269,6 +269,7 @@ export class RunExecutorService {
     return {
       kind: backend.kind,
       probe: () => backend.probe(),
+      version: () => backend.version(),
       create: async (spec) => {
         const sandbox = await backend.create(spec);
         const stop = this.stopped.get(runId);

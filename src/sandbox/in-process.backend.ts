@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { SandboxBackendKind } from '../config/service-config.js';
 import { InProcessSandbox } from './in-process.sandbox.js';
-import type { ProbeResult, Sandbox, SandboxBackend, SandboxSpec } from './sandbox-backend.js';
+import type { BackendVersion, ProbeResult, Sandbox, SandboxBackend, SandboxSpec } from './sandbox-backend.js';
 
 const run = promisify(execFile);
 const DEFAULT_PATH = '/usr/local/bin:/usr/bin:/bin';
@@ -29,6 +29,11 @@ export class InProcessBackend implements SandboxBackend {
     } finally {
       if (dir) await rm(dir, { recursive: true, force: true });
     }
+  }
+
+  /** Nothing to reach: the backend is this process. */
+  async version(): Promise<BackendVersion> {
+    return { version: `in-process (Node.js ${process.version})`, target: null };
   }
 
   /**

@@ -1,5 +1,5 @@
 import type { SandboxBackendKind } from '../config/service-config.js';
-import type { ProbeResult, Sandbox, SandboxBackend, SandboxSpec } from './sandbox-backend.js';
+import type { BackendVersion, ProbeResult, Sandbox, SandboxBackend, SandboxSpec } from './sandbox-backend.js';
 
 /**
  * A backend whose module is loaded on first use. The container backends' client libraries are
@@ -27,6 +27,10 @@ export class LazyBackend implements SandboxBackend {
       return { ok: false, reason: `sandbox backend ${this.kind} could not be loaded: ${(error as Error).message}`, fixHint: 'reinstall the server (npm ci)' };
     }
     return backend.probe();
+  }
+
+  async version(): Promise<BackendVersion> {
+    return (await this.backend()).version();
   }
 
   async create(spec: SandboxSpec): Promise<Sandbox> {

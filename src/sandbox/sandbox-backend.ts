@@ -3,6 +3,13 @@ import type { SandboxBackendKind } from '../config/service-config.js';
 
 export type ProbeResult = { ok: true; detail: string } | { ok: false; reason: string; fixHint: string };
 
+/** What the backend's own API says it is (the diagnostics' probe), and where that API is. */
+export interface BackendVersion {
+  version: string;
+  /** The engine's or cluster's address; null for the in-process backend. */
+  target: string | null;
+}
+
 export const OutputStream = { Stdout: 'stdout', Stderr: 'stderr' } as const;
 export type OutputStream = (typeof OutputStream)[keyof typeof OutputStream];
 
@@ -69,6 +76,11 @@ export interface Sandbox {
 export interface SandboxBackend {
   readonly kind: SandboxBackendKind;
   probe(): Promise<ProbeResult>;
+  /**
+   * One read-only round trip to the backend's API (the engine's version, the cluster's
+   * `/version`; in-process: none). Throws when it cannot answer. Creates nothing, unlike `probe()`.
+   */
+  version(): Promise<BackendVersion>;
   create(spec: SandboxSpec): Promise<Sandbox>;
   /**
    * Removes the sandboxes (containers, pods) of runs that are no longer live, whichever process

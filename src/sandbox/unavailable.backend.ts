@@ -1,5 +1,5 @@
 import type { SandboxBackendKind } from '../config/service-config.js';
-import type { ProbeResult, Sandbox, SandboxBackend } from './sandbox-backend.js';
+import type { BackendVersion, ProbeResult, Sandbox, SandboxBackend } from './sandbox-backend.js';
 
 /** A configured backend this build cannot drive: it answers its probe with why, and creates nothing. */
 export class UnavailableBackend implements SandboxBackend {
@@ -11,6 +11,10 @@ export class UnavailableBackend implements SandboxBackend {
       reason: `sandbox backend ${this.kind} is not available in this release`,
       fixHint: 'set sandbox.backend: in-process',
     };
+  }
+
+  async version(): Promise<BackendVersion> {
+    throw new Error(`sandbox backend ${this.kind} is not available in this release`);
   }
 
   async create(): Promise<Sandbox> {

@@ -64,6 +64,7 @@ describe('the refusal of every guarded route', () => {
       'put /api/config/settings/:key': ['config.write'], 'delete /api/config/settings/:key': ['config.write'],
       'get /api/config/export': ['config.export', 'secrets.read'], 'post /api/config/import': ['config.import', 'secrets.write'],
       'get /api/archive': ['archive.export'], 'post /api/archive': ['archive.import'],
+      'get /api/diagnostics/connections': ['diagnostics.read'], 'post /api/diagnostics/probe': ['diagnostics.probe'],
     };
     const declared = Object.fromEntries(guarded.map((r) => [`${r.method} ${r.nestPath}`, [...r.declared.permissions].sort()]));
     expect(declared).toEqual(CONTRACT);

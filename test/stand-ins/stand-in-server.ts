@@ -69,13 +69,14 @@ export abstract class StandInServer {
     return this.baseUrl;
   }
 
-  async start(): Promise<this> {
+  /** Listens on `port` (default any free one; a restart passes the port it had). */
+  async start(port = 0): Promise<this> {
     const server = createServer((req, res) => void this.handle(req, res));
     server.on('connection', (socket) => {
       this.sockets.add(socket);
       socket.on('close', () => this.sockets.delete(socket));
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
     this.server = server;
     this.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     return this;
@@ -87,6 +88,13 @@ export abstract class StandInServer {
     this.server = null;
     for (const socket of this.sockets) socket.destroy();
     await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /** Stops, then listens again on the same port (a tracker that went down and came back). */
+  async restart(): Promise<void> {
+    const port = Number(new URL(this.url).port);
+    await this.stop();
+    await this.start(port);
   }
 
   /** The next `count` (matching) requests answer with the fault (default 429) instead of being served. */

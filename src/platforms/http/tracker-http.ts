@@ -1,3 +1,4 @@
+import { connectionKeyOf, reportConnectionCall } from '../../common/connection-calls.js';
 import type { Platform } from '../platform.js';
 import { TrackerError } from '../tracker-client.js';
 
@@ -43,6 +44,11 @@ export interface TrackerHttpOptions {
   random?: () => number;
   fetch?: typeof fetch;
   userAgent?: string;
+  /**
+   * Report each call's outcome to the diagnostics (`reportConnectionCall`). Default true; a
+   * diagnostics probe turns it off, as it records its own result.
+   */
+  observe?: boolean;
 }
 
 export interface TrackerAuth {
@@ -92,6 +98,8 @@ const SECONDARY_LIMIT_MIN_MS = 60_000;
 export class TrackerHttp {
   private readonly base: URL;
   private readonly opts: Required<Omit<TrackerHttpOptions, 'fetch' | 'userAgent'>> & Pick<TrackerHttpOptions, 'fetch' | 'userAgent'>;
+  /** The diagnostics' key of this connection: the base URL and the credential, digested. */
+  readonly observedAs: string;
 
   constructor(
     readonly platform: Platform,
@@ -110,10 +118,32 @@ export class TrackerHttp {
       random: options.random ?? Math.random,
       fetch: options.fetch,
       userAgent: options.userAgent,
+      observe: options.observe ?? true,
     };
+    this.observedAs = connectionKeyOf(this.base.href, this.auth.value);
   }
 
+  /** The base URL as requests resolve against it (credential-free: userinfo is refused anyway). */
+  get baseUrl(): string {
+    return this.base.href;
+  }
+
+  /**
+   * One call (with its retries). Its outcome is reported to the diagnostics: the host answered
+   * and took the credential (any answer but 401, 403, 429 and 5xx), or not.
+   */
   async request<T>(req: TrackerRequest): Promise<TrackerResponse<T>> {
+    try {
+      const res = await this.attempts<T>(req);
+      if (this.opts.observe) reportConnectionCall(this.observedAs, true, null);
+      return res;
+    } catch (error) {
+      if (this.opts.observe && error instanceof TrackerError) reportConnectionCall(this.observedAs, !connectionFault(error.status), error.message);
+      throw error;
+    }
+  }
+
+  private async attempts<T>(req: TrackerRequest): Promise<TrackerResponse<T>> {
     const url = this.resolve(req);
     const idempotent = req.idempotent ?? req.method !== 'POST';
     const label = `${req.method} ${url.pathname}`;
@@ -240,6 +270,11 @@ export class TrackerHttp {
     }
     return out;
   }
+}
+
+/** A failure of the connection itself rather than of one request: no answer, the credential refused, throttled, the host failing. */
+function connectionFault(status: number | null): boolean {
+  return status === null || status === 401 || status === 403 || status === 429 || status >= 500;
 }
 
 async function parseBody(res: Response): Promise<unknown> {

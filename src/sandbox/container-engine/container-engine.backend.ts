@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type Docker from 'dockerode';
 import { SandboxBackendKind, type SandboxConfig } from '../../config/service-config.js';
-import { type ProbeResult, type Sandbox, type SandboxBackend, SandboxLabel, type SandboxSpec } from '../sandbox-backend.js';
+import { type BackendVersion, type ProbeResult, type Sandbox, type SandboxBackend, SandboxLabel, type SandboxSpec } from '../sandbox-backend.js';
 import { CONTAINER_WORKDIR, SCOPE_LABEL, containerOptions, sandboxUser } from './container-options.js';
 import { ContainerEngineSandbox, removeContainer } from './container-engine.sandbox.js';
 import { type EngineAddress, engineAddress, engineClient } from './engine-client.js';
@@ -74,6 +74,13 @@ export class ContainerEngineBackend implements SandboxBackend {
     } catch (error) {
       return { ok: false, reason: `container engine ${engine} cannot create a sandbox container from ${image}: ${oneLine(error)}`, fixHint: 'check the engine (docker info) and sandbox.image, cpu, memory and user' };
     }
+  }
+
+  /** `GET /version` of the engine. */
+  async version(): Promise<BackendVersion> {
+    if (!this.docker) throw this.clientError ?? new Error('no container engine');
+    const version = await this.docker.version();
+    return { version: `${version.Components?.[0]?.Name ?? 'container engine'} ${version.Version} (API ${version.ApiVersion})`, target: this.address.host };
   }
 
   async create(spec: SandboxSpec): Promise<Sandbox> {

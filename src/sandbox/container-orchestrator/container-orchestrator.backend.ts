@@ -3,7 +3,7 @@ import { ApiException, CoreV1Api, Exec, type KubeConfig, NetworkingV1Api, Versio
 import { scrubSecrets } from '../../common/secret-scrubber.js';
 import { withTimeout } from '../../common/with-timeout.js';
 import { type RegistryAuth, SandboxBackendKind, type SandboxConfig } from '../../config/service-config.js';
-import type { ProbeResult, Sandbox, SandboxBackend, SandboxSpec } from '../sandbox-backend.js';
+import type { BackendVersion, ProbeResult, Sandbox, SandboxBackend, SandboxSpec } from '../sandbox-backend.js';
 import { SandboxLabel } from '../sandbox-backend.js';
 import { loadKubeConfig } from './kube-config.js';
 import { OrchestratorSandbox } from './orchestrator.sandbox.js';
@@ -74,6 +74,13 @@ export class ContainerOrchestratorBackend implements SandboxBackend {
     } catch (error) {
       return probeFailure(error, server, this.namespace);
     }
+  }
+
+  /** The API server's `GET /version`. */
+  async version(): Promise<BackendVersion> {
+    const server = this.api.kubeConfig.getCurrentCluster()?.server ?? null;
+    const version = await this.api.kubeConfig.makeApiClient(VersionApi).getCode();
+    return { version: `Kubernetes ${version.gitVersion}`, target: server };
   }
 
   async create(spec: SandboxSpec): Promise<Sandbox> {
