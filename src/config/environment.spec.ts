@@ -3,7 +3,7 @@ import { readEnvironment } from './environment.js';
 
 describe('readEnvironment', () => {
   it('gives the contract defaults for an empty environment', () => {
-    const env = readEnvironment({});
+    const env = readEnvironment({}, false);
     expect(env).toEqual({
       port: 8081,
       host: '0.0.0.0',
@@ -11,13 +11,40 @@ describe('readEnvironment', () => {
       databaseUrl: null,
       dataDir: './data',
       kvstoreUrl: null,
+      embeddedStore: null,
       logLevel: 'info',
+      logFormat: 'json',
+      otlpEndpoint: null,
       adminGrant: null,
       secretsKey: null,
       auth: {},
       webhookSecrets: { platform_a_secret: null, platform_b_secret: null, platform_c_secret: null, platform_d_secret: null },
       variables: {},
     });
+  });
+
+  it('writes pretty lines for a terminal unless LOG_FORMAT says otherwise', () => {
+    expect(readEnvironment({}, true).logFormat).toBe('pretty');
+    expect(readEnvironment({ LOG_FORMAT: 'json' }, true).logFormat).toBe('json');
+    expect(readEnvironment({ LOG_FORMAT: 'Pretty' }, false).logFormat).toBe('pretty');
+    expect(readEnvironment({ LOG_FORMAT: 'xml' }, true).logFormat).toBe('json');
+  });
+
+  it('reads KVSTORE_URL=embedded as a redis-server child on a socket under the data directory', () => {
+    const env = readEnvironment({ KVSTORE_URL: 'embedded', SERVICE_DATA_DIR: '/var/svc' });
+    expect(env.embeddedStore).toEqual({ server: 'redis-server', dir: '/var/svc/store', socket: '/var/svc/store/redis.sock' });
+    expect(env.kvstoreUrl).toBe('/var/svc/store/redis.sock');
+    expect(readEnvironment({ KVSTORE_URL: 'embedded', SERVICE_REDIS_SERVER: '/opt/redis/bin/redis-server' }).embeddedStore?.server).toBe('/opt/redis/bin/redis-server');
+    // A socket path must fit sun_path: a deep data directory's socket goes to the temp folder.
+    const deep = readEnvironment({ KVSTORE_URL: 'embedded', SERVICE_DATA_DIR: `/${'d'.repeat(120)}` });
+    expect(deep.embeddedStore!.socket.length).toBeLessThanOrEqual(100);
+    expect(deep.embeddedStore!.dir).toBe(`/${'d'.repeat(120)}/store`);
+    expect(readEnvironment({ KVSTORE_URL: 'redis://kv:6379/1' }).embeddedStore).toBeNull();
+  });
+
+  it('reads the OTLP endpoint that turns tracing on', () => {
+    expect(readEnvironment({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }).otlpEndpoint).toBe('http://collector:4318');
+    expect(readEnvironment({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:4318/v1/traces' }).otlpEndpoint).toBe('http://collector:4318/v1/traces');
   });
 
   it('reads every variable of the contract', () => {

@@ -69,7 +69,8 @@ function nonEmpty(value: string | undefined): string | null {
   return value === undefined || value.trim() === '' ? null : value;
 }
 
-export function readEnvironment(env: Readonly<Record<string, string | undefined>> = process.env): ServiceEnvironment {
+/** `stdoutIsTerminal` picks the default LOG_FORMAT (pretty lines for a person, JSON for a machine). */
+export function readEnvironment(env: Readonly<Record<string, string | undefined>> = process.env, stdoutIsTerminal = Boolean(process.stdout.isTTY)): ServiceEnvironment {
   const auth: Partial<Record<AuthEnvField, string>> = {};
   for (const [field, name] of Object.entries(AUTH_ENV_VARIABLES) as [AuthEnvField, string][]) {
     const value = nonEmpty(env[name]);
@@ -92,7 +93,7 @@ export function readEnvironment(env: Readonly<Record<string, string | undefined>
     kvstoreUrl: embeddedStore ? embeddedStore.socket : kvstore,
     embeddedStore,
     logLevel: nonEmpty(env.LOG_LEVEL) ?? 'info',
-    logFormat: logFormatOf(nonEmpty(env.LOG_FORMAT)),
+    logFormat: logFormatOf(nonEmpty(env.LOG_FORMAT), stdoutIsTerminal),
     otlpEndpoint: nonEmpty(env.OTEL_EXPORTER_OTLP_ENDPOINT) ?? nonEmpty(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT),
     adminGrant: nonEmpty(env.SERVICE_ADMIN_GRANT),
     secretsKey: nonEmpty(env.SERVICE_SECRETS_KEY),
@@ -116,7 +117,7 @@ function embeddedStoreOf(dataDir: string, server: string | null): EmbeddedStoreE
 }
 
 /** An explicit LOG_FORMAT wins (an unknown value reads as json, what machines expect); else a terminal gets pretty lines. */
-function logFormatOf(value: string | null): 'pretty' | 'json' {
+function logFormatOf(value: string | null, stdoutIsTerminal: boolean): 'pretty' | 'json' {
   if (value !== null) return value.trim().toLowerCase() === 'pretty' ? 'pretty' : 'json';
-  return process.stdout.isTTY ? 'pretty' : 'json';
+  return stdoutIsTerminal ? 'pretty' : 'json';
 }

@@ -1,4 +1,4 @@
-import { currentTraceparent } from '../tracing/spans.js';
+import { traceContext } from '../tracing/spans.js';
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { DatabaseService } from '../database/database.service.js';
@@ -58,7 +58,7 @@ export class PullRequestRunsService {
     }
     this.changes.changed(runId);
     try {
-      await this.queue.enqueue({ runId, platform, project, ticket: null, pipeline, target, traceparent: currentTraceparent() });
+      await this.queue.enqueue({ runId, platform, project, ticket: null, pipeline, target, ...traceContext() });
     } catch (pushError) {
       if (await this.queue.hasJob(runId).catch(() => false)) return { outcome: 'Claimed', runId };
       // Only while still queued: a push that reported an error may have reached a consumer.

@@ -1,4 +1,4 @@
-import { currentTraceparent, inSpan } from '../tracing/spans.js';
+import { inSpan, traceContext } from '../tracing/spans.js';
 import { Injectable, Logger } from '@nestjs/common';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { LockService, StoreUnavailableError } from '../store/lock.service.js';
@@ -108,7 +108,7 @@ export class ClaimService {
    */
   private async push(key: TicketKey, claim: ClaimedTicket): Promise<void> {
     try {
-      await this.queue.enqueue({ runId: claim.runId, platform: key.platform, project: key.project, ticket: key.ticket, pipeline: claim.pipeline, traceparent: currentTraceparent() });
+      await this.queue.enqueue({ runId: claim.runId, platform: key.platform, project: key.project, ticket: key.ticket, pipeline: claim.pipeline, ...traceContext() });
       return;
     } catch (pushError) {
       if (await this.queue.hasJob(claim.runId).catch(() => false)) return;

@@ -42,6 +42,12 @@ export function currentTraceparent(): string | null {
   return carrier['traceparent'] ?? null;
 }
 
+/** `{traceparent}` to spread into a queued request while tracing; nothing otherwise (the job stays as it was). */
+export function traceContext(): { traceparent?: string } {
+  const traceparent = currentTraceparent();
+  return traceparent ? { traceparent } : {};
+}
+
 function extract(traceparent: string): Context {
   return propagation.extract(context.active(), { traceparent });
 }

@@ -70,7 +70,7 @@ describe.skipIf(!hasRedisServer)('KVSTORE_URL=embedded (redis-server is on PATH)
     await eventually(async () => ((await redisState(again)).state === 'up' ? true : undefined), 10_000, 'the embedded store up again');
     const second = again.get(StoreConnectionService);
     expect(await second.client!.get(second.key('embedded-test'))).toBe('kept');
-  });
+  }, 120_000);
 
   it('restarts a child that dies, and the store comes back up with the restart on /health', async () => {
     const env = envFor('embedded-restart');
@@ -88,7 +88,7 @@ describe.skipIf(!hasRedisServer)('KVSTORE_URL=embedded (redis-server is on PATH)
     const client = new Redis(join(env.dataDir, 'store', 'redis.sock'));
     cleanup.push(() => client.disconnect());
     expect(await client.ping()).toBe('PONG');
-  });
+  }, 90_000);
 
   it('stops a child a killed server left behind before starting its own on the same files', async () => {
     const env = envFor('embedded-leftover');
@@ -103,7 +103,7 @@ describe.skipIf(!hasRedisServer)('KVSTORE_URL=embedded (redis-server is on PATH)
     await eventually(async () => ((await redisState(next)).state === 'up' ? true : undefined), 10_000, 'the new store up');
     await eventually(async () => (!isAlive(leftover) ? true : undefined), 5_000, 'the leftover stopped');
     expect(next.get(EmbeddedStoreService).pid).not.toBe(leftover);
-  });
+  }, 120_000);
 
   it('without the binary, the store is down with a blocking finding naming the fix, and the rest serves', async () => {
     const env = envFor('embedded-missing', { SERVICE_REDIS_SERVER: '/nonexistent/redis-server' });
@@ -120,5 +120,5 @@ describe.skipIf(!hasRedisServer)('KVSTORE_URL=embedded (redis-server is on PATH)
     expect(store[0]).toMatchObject({ severity: 'blocking', field: 'KVSTORE_URL' });
     expect(store[0]!.reason).toContain('SERVICE_REDIS_SERVER');
     expect((await app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200);
-  });
+  }, 90_000);
 });
