@@ -224,6 +224,9 @@ describe('pull-request commands on GitHub', () => {
     model.script({ match: 'Ticket 34', turns: [{ toolCalls: [{ name: 'ask', input: { kind: 'question', question: 'Blue or green? QUESTION-34' } }] }] });
     const parked = await server.claim(Platform.GitHub, 'app', '34', 'code');
     await eventually(async () => ((await runsOf('id = $1', [parked]))[0]?.state === 'parked' ? true : undefined), 60_000, 'run of 34 parked');
+    // The hand-back is posted on the pull request too, though no run of this server recorded it (it was opened before).
+    const note = await eventually(() => gh.pullRequest(pulls.handedBack).comments.find((c) => c.login === gh.login && c.body.includes('QUESTION-34')), 15_000, 'the hand-back on pull request of 34');
+    expect(note.body).toContain(`<!-- pipeline-service:hand-back:${parked} -->`);
 
     // A plain reply is collected, not acted on; the command then answers with it.
     gh.addComment(pulls.handedBack, 'Go with blue. BLUE-ANSWER-34', COLLABORATOR.login, new Date(Date.now() + 1_000).toISOString());

@@ -1,4 +1,5 @@
 import { scrubSecrets } from '../../common/secret-scrubber.js';
+import { Platform } from '../../platforms/platform.js';
 import { SERVICE_MARKER } from '../../platforms/service-marker.js';
 import { cutMiddle, longestRun } from '../../tickets/label-projection/failure-comment.js';
 import type { HandBackKind } from '../../tickets/label-projection/hand-back-comment.js';
@@ -17,21 +18,31 @@ const HEADLINE: Record<HandBackKind, string> = {
   'not-implementable': 'handed the ticket back: it judged it not implementable as written',
 };
 
+/** The act that answers from a pull request, by host. */
+const ACT: Partial<Record<Platform, string>> = {
+  [Platform.GitHub]: 'comment `/sa` (instructions may follow it)',
+  [Platform.GitLab]: 'comment `/sa` (instructions may follow it)',
+  [Platform.AzureDevOps]: 'vote **Wait for author** (reset your vote first if it already says so: only a change of vote is sent)',
+};
+
 /**
  * The hand-back as a note on the ticket's open service pull request (Markdown on every host):
  * the service marker (so it never starts anything), the hand-back marker, the question as
  * preformatted text, and how to answer from the pull request (rule 3 of "Rework on a service
- * pull request": a reply, then a command).
+ * pull request": a reply, then a command; on Azure DevOps, whose comments never reach the
+ * service, a Wait for author vote is the act).
  */
 export function buildPullRequestHandBack(input: {
   runId: string; pipeline: string; ticket: string; kind: HandBackKind; question: string; secrets: readonly string[];
+  /** The pull request's host: says which act answers there. */
+  platform: Platform;
 }): string {
   const scrub = (text: string) => scrubSecrets(text, input.secrets);
   const { text } = cutMiddle(scrub(input.question.trim() || '(no question text)'), QUESTION_CHARS);
   const fence = '`'.repeat(Math.max(3, longestRun(text, '`') + 1));
   const how = input.kind === 'not-implementable'
     ? `No reply resumes it: change the ticket if it needs to, then retry run \`${input.runId}\` from the dashboard.`
-    : 'To answer here: reply on this pull request, then comment `/sa` (instructions may follow it) to end the wait and start the rework. '
+    : `To answer here: reply on this pull request, then ${ACT[input.platform] ?? ACT[Platform.GitHub]} to end the wait and start the rework. `
       + `You can also reply on the ticket, or answer run \`${input.runId}\` from the dashboard.`;
   return [
     SERVICE_MARKER,

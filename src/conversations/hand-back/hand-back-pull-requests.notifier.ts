@@ -3,11 +3,14 @@ import { collectSecrets, scrubSecrets } from '../../common/secret-scrubber.js';
 import { ConfigService } from '../../config/config.service.js';
 import { DatabaseService } from '../../database/database.service.js';
 import { TicketState } from '../../database/entities/ticket.entity.js';
+import type { Platform } from '../../platforms/platform.js';
 import { RunEventKind } from '../../pipelines/run-event-kind.js';
 import { RunEventsService } from '../../runs/run-events.service.js';
 import { describeTicket } from '../../tickets/ticket-key.js';
-import { type TransitionEvent, TicketLifecycleService } from '../../tickets/ticket-lifecycle.service.js';
+import { TicketLifecycleService } from '../../tickets/ticket-lifecycle.service.js';
+import { workBranchName } from '../../workspaces/work-branch.js';
 import { WorkspacesService } from '../../workspaces/workspaces.service.js';
+import { PullRequestFeedbackService } from '../rework/pull-request-feedback.service.js';
 import { buildPullRequestHandBack, handBackMarker } from './hand-back-pull-request-comment.js';
 import { RunQuestionsService } from './run-questions.service.js';
 
@@ -15,11 +18,14 @@ import { RunQuestionsService } from './run-questions.service.js';
 const SHUTDOWN_WAIT_MS = 5_000;
 
 /**
- * Posts a parked run's hand-back on each open pull request of its ticket (the `pull_requests`
- * rows of the ticket, state open: its work branch `service/<ticket>` in each repository), through
- * the repository host's review client, so a reviewer can answer there. Best effort, on the
- * replica that parked the run: a failure is logged and recorded as a run event, never retried
- * (the ticket's own comment is the one that is posted for sure).
+ * Posts a parked run's hand-back on each open service pull request of its ticket (spec, "Rework on
+ * a service pull request" rule 3), found as the run finds them (PullRequestFeedbackService: the
+ * numbers its runs recorded, then the host's own search from the work branch `service/<ticket>`),
+ * through the repository host's review client, so a reviewer can answer there. The note carries
+ * the run's hand-back marker and is found-or-updated by it, so posting again for the same park
+ * (postHandBack) edits the note instead of adding one. Best effort, on the replica that parked
+ * the run: a failure is logged and recorded as a run event, never retried (the ticket's own
+ * comment is the one that is posted for sure).
  */
 @Injectable()
 export class HandBackPullRequestNotifier implements OnModuleInit, OnApplicationShutdown {
@@ -30,6 +36,7 @@ export class HandBackPullRequestNotifier implements OnModuleInit, OnApplicationS
   constructor(
     private readonly lifecycle: TicketLifecycleService,
     private readonly questions: RunQuestionsService,
+    private readonly servicePullRequests: PullRequestFeedbackService,
     private readonly workspaces: WorkspacesService,
     private readonly events: RunEventsService,
     private readonly config: ConfigService,
@@ -38,11 +45,8 @@ export class HandBackPullRequestNotifier implements OnModuleInit, OnApplicationS
 
   onModuleInit(): void {
     this.unsubscribe = this.lifecycle.onTransition((event) => {
-      if (event.to !== TicketState.Parked) return;
       // Never holds up the transition's other listeners.
-      const posting = this.post(event).catch((error: Error) => this.logger.warn(`hand-back of run ${event.runId} not posted on its pull requests: ${error.message}`));
-      this.posting.add(posting);
-      void posting.finally(() => this.posting.delete(posting));
+      if (event.to === TicketState.Parked) void this.postHandBack(event.runId);
     });
   }
 
@@ -56,25 +60,43 @@ export class HandBackPullRequestNotifier implements OnModuleInit, OnApplicationS
     await Promise.allSettled([...this.posting]);
   }
 
-  private async post(event: TransitionEvent): Promise<void> {
-    const { key, runId } = event;
+  /**
+   * Posts (or edits) the hand-back of parked run `runId` on the ticket's open service pull
+   * requests; nothing once its question is answered. Never rejects: what fails is logged.
+   */
+  postHandBack(runId: string): Promise<void> {
+    const posting = this.post(runId).catch((error: Error) => this.logger.warn(`hand-back of run ${runId} not posted on its pull requests: ${error.message}`));
+    this.posting.add(posting);
+    void posting.finally(() => this.posting.delete(posting));
+    return posting;
+  }
+
+  private async post(runId: string): Promise<void> {
     const question = await this.questions.find(runId);
-    if (!question) return;
-    const open: { repo: string; number: number }[] = await this.db.dataSource.query(
-      `SELECT repo, number FROM pull_requests WHERE project = $1 AND ticket = $2 AND state = 'open' ORDER BY repo, number`, [key.project, key.ticket]);
+    if (!question || question.answeredAt !== null) return;
+    const key = { platform: question.platform as Platform, project: question.project, ticket: question.ticket };
+    const rows: { pipeline: string }[] = await this.db.dataSource.query('SELECT pipeline FROM runs WHERE id = $1', [runId]);
+    const pipeline = rows[0]?.pipeline ?? 'code';
     const secrets = collectSecrets(this.config.config, this.config.env);
-    const body = buildPullRequestHandBack({ runId, pipeline: event.pipeline, ticket: key.ticket, kind: question.kind, question: question.question, secrets });
-    const repos = this.config.config.projects[key.project]?.repos ?? [];
-    for (const { repo: name, number } of open) {
-      const repo = repos.find((r) => r.name === name);
+    const failed = async (why: string, error: unknown) => {
+      const text = scrubSecrets(`${why}: ${(error as Error).message}`, secrets);
+      this.logger.warn(`run ${runId}: ${text}`);
+      await this.events.append(runId, RunEventKind.HandBack, text).catch(() => undefined);
+    };
+    for (const lookup of await this.servicePullRequests.openPullRequests(key.project, key.ticket)) {
+      const { repo } = lookup;
+      if ('error' in lookup) {
+        await failed(`the hand-back could not be posted: the open pull request of ${workBranchName(key.ticket)} in ${repo.name} could not be found`, lookup.error);
+        continue;
+      }
+      if (!lookup.pullRequest) continue;
+      const { number } = lookup.pullRequest;
+      const body = buildPullRequestHandBack({ runId, pipeline, ticket: key.ticket, kind: question.kind, question: question.question, secrets, platform: repo.platform });
       try {
-        if (!repo) throw new Error(`repository ${name} is no longer declared in project ${key.project}`);
         await this.workspaces.reviewsFor(repo).upsertComment(number, body, handBackMarker(runId));
-        this.logger.log(`hand-back of run ${runId} (${describeTicket(key)}) posted on pull request #${number} of ${name}`);
+        this.logger.log(`hand-back of run ${runId} (${describeTicket(key)}) posted on pull request #${number} of ${repo.name}`);
       } catch (error) {
-        const text = scrubSecrets(`the hand-back could not be posted on pull request #${number} of ${name}: ${(error as Error).message}`, secrets);
-        this.logger.warn(`run ${runId}: ${text}`);
-        await this.events.append(runId, RunEventKind.HandBack, text).catch(() => undefined);
+        await failed(`the hand-back could not be posted on pull request #${number} of ${repo.name}`, error);
       }
     }
   }

@@ -7,10 +7,13 @@ import { workBranchName } from '../../workspaces/work-branch.js';
 import type { PullRequestFeedbackSource } from '../pull-request-feedback.js';
 import type { PullRequestFeedback } from '../run-conversation.js';
 import { reworkFeedback } from './feedback-selection.js';
-import { openServicePullRequest } from './open-service-pull-request.js';
+import { type OpenPullRequest, openServicePullRequest } from './open-service-pull-request.js';
 import { REWORK_OPTIONS, type ReworkOptions } from './rework.options.js';
 
 type ReworkRun = Parameters<PullRequestFeedbackSource['feedbackFor']>[0];
+
+/** One repository's open service pull request of a ticket (null: none), or why the host could not say. */
+export type ServicePullRequestLookup = { repo: RepoConfig; pullRequest: OpenPullRequest | null } | { repo: RepoConfig; error: Error };
 
 /**
  * What the next attempt of a ticket reads on its service pull requests (spec, "Rework on a
@@ -31,27 +34,44 @@ export class PullRequestFeedbackService implements PullRequestFeedbackSource {
   ) {}
 
   async feedbackFor(candidate: ReworkRun): Promise<PullRequestFeedback[]> {
-    const project = this.config.config.projects[candidate.project];
     // A run without a ticket has no work branch, so no service pull request to read.
-    if (!project || candidate.ticket === null) return [];
+    if (!this.config.config.projects[candidate.project] || candidate.ticket === null) return [];
     const run = { ...candidate, ticket: candidate.ticket };
-    const [since, recorded] = await Promise.all([this.previousAttemptStart(run), this.recordedOpen(run.project, run.ticket)]);
-    const branch = workBranchName(run.ticket);
-    const found = await Promise.all(project.repos.map(async (repo) => {
+    const [since, lookups] = await Promise.all([this.previousAttemptStart(run), this.openPullRequests(run.project, run.ticket)]);
+    const found = await Promise.all(lookups.map(async (lookup) => {
       try {
-        return await this.fromRepository(repo, branch, recorded.get(repo.name) ?? [], since);
+        if ('error' in lookup) throw lookup.error;
+        return lookup.pullRequest && (await this.fromPullRequest(lookup.repo, lookup.pullRequest, since));
       } catch (error) {
         // Host clients' messages are redacted of the credential (TrackerHttp).
-        this.logger.warn(`run ${run.runId}: review feedback of repository ${repo.name} left out: ${(error as Error).message}`);
+        this.logger.warn(`run ${run.runId}: review feedback of repository ${lookup.repo.name} left out: ${(error as Error).message}`);
         return null;
       }
     }));
     return found.filter((f): f is PullRequestFeedback => f !== null && f.items.length > 0);
   }
 
-  private async fromRepository(repo: RepoConfig, branch: string, recorded: readonly number[], since: Date | null): Promise<PullRequestFeedback | null> {
-    const open = await openServicePullRequest(repo, branch, recorded, this.options.http);
-    if (!open) return null;
+  /**
+   * The ticket's open service pull requests, one lookup per repository of the project, found as
+   * a run finds them (openServicePullRequest: the numbers its runs recorded, then the host's own
+   * search from the work branch), so one opened before this installation recorded it counts too.
+   * A repository whose host fails carries its error; a database that cannot be read is an error.
+   */
+  async openPullRequests(projectName: string, ticket: string): Promise<ServicePullRequestLookup[]> {
+    const project = this.config.config.projects[projectName];
+    if (!project) return [];
+    const recorded = await this.recordedOpen(projectName, ticket);
+    const branch = workBranchName(ticket);
+    return Promise.all(project.repos.map(async (repo): Promise<ServicePullRequestLookup> => {
+      try {
+        return { repo, pullRequest: await openServicePullRequest(repo, branch, recorded.get(repo.name) ?? [], this.options.http) };
+      } catch (error) {
+        return { repo, error: error as Error };
+      }
+    }));
+  }
+
+  private async fromPullRequest(repo: RepoConfig, open: OpenPullRequest, since: Date | null): Promise<PullRequestFeedback> {
     const conversations = pullRequestConversationsFor(repo, this.options.http);
     const [self, items] = await Promise.all([conversations.self(), conversations.discussion(open.number)]);
     return { repo: repo.name, number: open.number, url: open.url, items: reworkFeedback(items, self, since) };

@@ -57,7 +57,7 @@ describe('hand-back comment on the ticket', () => {
 
 describe('hand-back note on a pull request', () => {
   it('carries the service marker and the run\'s hand-back marker, the question, and how to answer there', () => {
-    const body = buildPullRequestHandBack({ runId: RUN, pipeline: 'code', ticket: '42', kind: 'question', question: 'Which currency?', secrets: [] });
+    const body = buildPullRequestHandBack({ runId: RUN, pipeline: 'code', ticket: '42', kind: 'question', question: 'Which currency?', secrets: [], platform: Platform.GitHub });
     expect(handBackMarker(RUN)).toBe(`<!-- pipeline-service:hand-back:${RUN} -->`);
     expect(body).toContain(handBackMarker(RUN));
     expect(carriesServiceMarker(body)).toBe(true);
@@ -65,8 +65,14 @@ describe('hand-back note on a pull request', () => {
     expect(body).toContain('reply on this pull request, then comment `/sa`');
   });
 
+  it('on Azure DevOps, whose pull-request comments reach no one, the act that answers is a Wait for author vote', () => {
+    const body = buildPullRequestHandBack({ runId: RUN, pipeline: 'code', ticket: '42', kind: 'question', question: 'Which currency?', secrets: [], platform: Platform.AzureDevOps });
+    expect(body).toContain('reply on this pull request, then vote **Wait for author**');
+    expect(body).not.toContain('/sa');
+  });
+
   it('for a not-implementable verdict points at a retry, and never shows a secret', () => {
-    const body = buildPullRequestHandBack({ runId: RUN, pipeline: 'code', ticket: '42', kind: 'not-implementable', question: 'needs sk-LEAK-1', secrets: ['sk-LEAK-1'] });
+    const body = buildPullRequestHandBack({ runId: RUN, pipeline: 'code', ticket: '42', kind: 'not-implementable', question: 'needs sk-LEAK-1', secrets: ['sk-LEAK-1'], platform: Platform.GitHub });
     expect(body).toContain('retry run');
     expect(body).not.toContain('/sa');
     expect(body).not.toContain('sk-LEAK-1');

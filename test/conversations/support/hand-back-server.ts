@@ -8,13 +8,15 @@ import { commitFiles } from '../../stand-ins/git-repositories.js';
 import { JiraStandIn } from '../../stand-ins/jira-stand-in.js';
 import { ModelStandIn } from '../../stand-ins/model-stand-in.js';
 import { eventually } from '../../support/eventually.js';
-import { type CodeHost, DONE_STATUS, startCodeHost } from '../../workspaces/support/code-hosts.js';
+import type { AzureDevOpsStandIn } from '../../stand-ins/azure-devops-stand-in.js';
+import { type CodeHost, DONE_STATUS, type HostKind, startCodeHost } from '../../workspaces/support/code-hosts.js';
 import { GIT_IDENTITY } from '../../workspaces/support/publish-config.js';
 import { PublishServer } from '../../workspaces/support/publish-server.js';
 
-/** The status a parked ticket moves to (`needs_clarification_status`): a label on GitHub, a workflow status on Jira. */
+/** The status a parked ticket moves to (`needs_clarification_status`): a label on GitHub and GitLab, a workflow status on Jira and Azure DevOps. */
 export const NEEDS_INFO = 'needs-info';
 export const JIRA_NEEDS_INFO = 'Needs Info';
+const TRIGGER_KEY = { [Platform.GitHub]: 'platform_a_trigger', [Platform.GitLab]: 'platform_b_trigger', [Platform.AzureDevOps]: 'platform_c_trigger' } as const;
 const JIRA_USER = 'pipeline-bot@acme.example';
 
 export interface RunState {
@@ -24,8 +26,9 @@ export interface RunState {
 }
 
 /**
- * The whole server for the hand-back tests: the repository on the GitHub stand-in (a real git
- * remote behind it), tickets there too or on the Jira stand-in (`tracker: 'jira'`, project key
+ * The whole server for the hand-back tests: the repository on a code host's stand-in (GitHub
+ * unless `kind` says otherwise; a real git remote behind it), tickets there too (work items on
+ * Azure DevOps) or on the Jira stand-in (`tracker: 'jira'`, project key
  * APP), the model stand-in over the OpenAI Responses API, and a project whose trigger block names
  * `needs_clarification_status`. No webhook secret is configured, so deliveries are taken
  * unsigned, as the platform routes do for an unset secret.
@@ -39,16 +42,18 @@ export class HandBackBench {
     readonly jira: JiraStandIn | null,
   ) {}
 
-  static async start(tracker: 'github' | 'jira' = 'github'): Promise<HandBackBench> {
+  static async start(tracker: 'host' | 'jira' = 'host', kind: HostKind = Platform.GitHub): Promise<HandBackBench> {
     const token = `e2e-hand-back-${randomBytes(10).toString('hex')}`;
     const apiKey = `sk-model-${randomBytes(10).toString('hex')}`;
     const root = mkdtempSync(join(tmpdir(), 'hand-back-e2e-'));
-    const host = await startCodeHost(Platform.GitHub, root, token, 'greeter');
+    const host = await startCodeHost(kind, root, token, 'greeter');
     commitFiles(host.bare, 'main', CONTEXT_FILES, 'Add the contexts');
     const model = await ModelStandIn.start({ apiKey });
     const jira = tracker === 'jira' ? await new JiraStandIn(JIRA_USER, `jira-${randomBytes(8).toString('hex')}`).start() : null;
     jira?.statuses.push(JIRA_NEEDS_INFO);
-    const github = host.trackerConfig(DONE_STATUS[Platform.GitHub], 'code') as { platform_a_trigger: Record<string, unknown> };
+    const own = host.trackerConfig(DONE_STATUS[kind], 'code') as Record<string, Record<string, unknown>>;
+    const needsInfo = kind === Platform.AzureDevOps ? JIRA_NEEDS_INFO : NEEDS_INFO;
+    if (kind === Platform.AzureDevOps) (host.standIn as AzureDevOpsStandIn).states.push(needsInfo);
     const trackerConfig = jira
       ? {
           tracker: 'platform-d',
@@ -57,7 +62,7 @@ export class HandBackBench {
             trigger_statuses: ['Ready for Agent'], default_pipeline: 'code', done_status: 'Done', needs_clarification_status: JIRA_NEEDS_INFO,
           },
         }
-      : { ...github, platform_a_trigger: { ...github.platform_a_trigger, needs_clarification_status: NEEDS_INFO } };
+      : { ...own, [TRIGGER_KEY[kind]]: { ...own[TRIGGER_KEY[kind]], needs_clarification_status: needsInfo } };
     const server = await PublishServer.boot({
       git: GIT_IDENTITY,
       sandbox: { backend: 'in-process', cpu: 1, memory: '1Gi', allow_agents_in_process: true },
