@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type DashboardPage, type Stand, UI_TIMEOUT_MS, browserUnavailable, inspectPage, startStand } from '../support/browser.js';
+import { type DashboardPage, type PageGlobals, type Stand, UI_TIMEOUT_MS, browserUnavailable, inspectPage, startStand } from '../support/browser.js';
 import { RUNS_ENV, labelIssue, runsConfig } from '../support/dashboard-runs.js';
 import { eventually } from '../support/eventually.js';
 import { GitRemotes } from '../support/git-remotes.js';
@@ -53,7 +53,7 @@ describe.skipIf(browserUnavailable)(`the runs list${browserUnavailable ? ` (skip
     await p.page.getByRole('status').filter({ hasText: 'Live' }).waitFor({ timeout: UI_TIMEOUT_MS });
     await inspectPage(p, 'runs-none-yet');
     // A marker on this document: a reload would lose it.
-    await p.page.evaluate('window.sameDocument = true');
+    await p.page.evaluate(() => { (globalThis as unknown as PageGlobals)['sameDocument'] = true; });
 
     expect(await labelIssue(stand.baseUrl, remotes, 4101)).toMatchObject({ status: 202 });
     // New runs wait behind a control rather than moving the list.
@@ -69,7 +69,7 @@ describe.skipIf(browserUnavailable)(`the runs list${browserUnavailable ? ` (skip
     const cancel = await stand.api<{ run: { state: string } }>('operator', 'POST', `/api/runs/${id}/cancel`);
     expect(cancel).toMatchObject({ status: 202, body: { run: { state: 'cancelled' } } });
     await row.filter({ hasText: 'cancelled' }).waitFor({ timeout: UI_TIMEOUT_MS });
-    expect(await p.page.evaluate('window.sameDocument === true')).toBe(true);
+    expect(await p.page.evaluate(() => (globalThis as unknown as PageGlobals)['sameDocument'])).toBe(true);
 
     // The run's own page offers a reader none of the run's controls; Back returns to the list.
     await row.getByRole('link', { name: '4101' }).click();

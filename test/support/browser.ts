@@ -228,10 +228,17 @@ export async function checkAccessibility(dashboard: DashboardPage, name: string)
   throw new Error(`axe-core found ${bad.length} serious/critical violation(s) on ${name}:\n${lines.join('\n')}`);
 }
 
+/** The few browser globals the helpers read (the test code is compiled without the DOM library). */
+export interface PageGlobals {
+  document: { documentElement: { classList: { contains(name: string): boolean } } };
+  [marker: string]: unknown;
+}
+
 /** Switches the system colour scheme (the app's default "System" theme follows it) and waits for the app to apply it. */
 export async function useScheme(dashboard: DashboardPage, scheme: 'light' | 'dark'): Promise<void> {
   await dashboard.page.emulateMedia({ colorScheme: scheme });
-  await dashboard.page.waitForFunction(`document.documentElement.classList.contains('dark') === ${scheme === 'dark'}`);
+  // A function, not a string: a string predicate is evaluated with `new Function`, which the page's policy refuses.
+  await dashboard.page.waitForFunction((dark: boolean) => (globalThis as unknown as PageGlobals).document.documentElement.classList.contains('dark') === dark, scheme === 'dark');
 }
 
 /**
