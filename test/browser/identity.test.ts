@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { DASHBOARD_AUDIENCE, type Stand, UI_TIMEOUT_MS, browserUnavailable, inspectPage, startStand } from '../support/browser.js';
+import { BROWSER_TEST_TIMEOUT_MS, DASHBOARD_AUDIENCE, type Stand, UI_TIMEOUT_MS, browserUnavailable, inspectPage, startStand } from '../support/browser.js';
 
 /**
  * A refused token in a real browser: the authority's API registration names another audience
@@ -40,5 +40,5 @@ describe.skipIf(browserUnavailable)(`a refused token${browserUnavailable ? ` (sk
     await main.getByText(DASHBOARD_AUDIENCE).first().waitFor({ timeout: UI_TIMEOUT_MS });
     await main.getByText(WRONG_AUDIENCE).first().waitFor({ timeout: UI_TIMEOUT_MS });
     await inspectPage(p, 'identity-refused');
-  });
+  }, BROWSER_TEST_TIMEOUT_MS);
 });

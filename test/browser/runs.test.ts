@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type DashboardPage, type PageGlobals, type Stand, UI_TIMEOUT_MS, browserUnavailable, inspectPage, startStand } from '../support/browser.js';
+import { BROWSER_TEST_TIMEOUT_MS, type DashboardPage, type PageGlobals, type Stand, UI_TIMEOUT_MS, browserUnavailable, inspectPage, startStand } from '../support/browser.js';
 import { RUNS_ENV, labelIssue, runsConfig } from '../support/dashboard-runs.js';
 import { eventually } from '../support/eventually.js';
 import { GitRemotes } from '../support/git-remotes.js';
@@ -36,7 +36,7 @@ describe.skipIf(browserUnavailable)(`the runs list${browserUnavailable ? ` (skip
     expect(await filters(p).getByLabel('State').inputValue()).toBe('failed');
     await p.page.getByText('No run matches these filters.').waitFor({ timeout: UI_TIMEOUT_MS });
     await inspectPage(p, 'runs-filtered-empty');
-  });
+  }, BROWSER_TEST_TIMEOUT_MS);
 
   it('a user with no roles opening /runs is told which permission is missing', async () => {
     const p = await stand.newPage();
@@ -44,7 +44,7 @@ describe.skipIf(browserUnavailable)(`the runs list${browserUnavailable ? ` (skip
     await p.page.getByText('You may not see the runs.').waitFor({ timeout: UI_TIMEOUT_MS });
     await p.page.getByText('Missing permission: runs.read').waitFor({ timeout: UI_TIMEOUT_MS });
     await inspectPage(p, 'runs-forbidden');
-  });
+  }, BROWSER_TEST_TIMEOUT_MS);
 
   it('a run started by a webhook shows up live for a reader, and an operator\'s cancel ends it in the open page without a reload; the reader is offered no run control', async () => {
     const p = await stand.newPage();
@@ -79,7 +79,7 @@ describe.skipIf(browserUnavailable)(`the runs list${browserUnavailable ? ` (skip
     await inspectPage(p, 'run-reader');
     await p.page.goBack();
     await row.filter({ hasText: 'cancelled' }).waitFor({ timeout: UI_TIMEOUT_MS });
-  });
+  }, BROWSER_TEST_TIMEOUT_MS);
 
   it('keeps every filter in the URL: a shared link opens the same list, and Back restores the filters before', async () => {
     // A cancelled run of its own, so the test stands alone.
@@ -122,5 +122,5 @@ describe.skipIf(browserUnavailable)(`the runs list${browserUnavailable ? ` (skip
     await inspectPage(p, 'findings');
     await p.page.goBack();
     await p.heading('Runs');
-  });
+  }, BROWSER_TEST_TIMEOUT_MS);
 });

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/eventually.js';
-import { type Stand, browserUnavailable, inspectPage, startStand } from '../support/browser.js';
+import { BROWSER_TEST_TIMEOUT_MS, type Stand, browserUnavailable, inspectPage, startStand } from '../support/browser.js';
 
 /**
  * The shell over every page, in a real browser against the built server (enforcement on, real
@@ -42,5 +42,5 @@ describe.skipIf(browserUnavailable)(`the shell${browserUnavailable ? ` (skipped:
 
     stand.writeConfig({});
     await banner.waitFor({ state: 'detached', timeout: BANNER_WITHIN_MS });
-  }, 150_000);
+  }, BROWSER_TEST_TIMEOUT_MS + 30_000);
 });

@@ -38,6 +38,9 @@ export const USERS: Record<string, string[]> = {
   nobody: [],
 };
 
+/** A browser test's own timeout: several sign-ins and live waits on a shared two-core machine. */
+export const BROWSER_TEST_TIMEOUT_MS = 120_000;
+
 /** How long a locator waits for the page to get there (sign-in, hub, live reload). */
 export const UI_TIMEOUT_MS = 15_000;
 
