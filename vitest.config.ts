@@ -26,7 +26,7 @@ export default defineConfig({
         test: {
           name: 'suite',
           include: ['src/**/*.spec.ts', 'test/**/*.test.ts', 'web/src/**/*.test.ts'],
-          exclude: ['test/e2e/**'],
+          exclude: ['test/e2e/**', 'test/browser/**'],
           fileParallelism: true,
           maxWorkers: 2,
         },
@@ -34,11 +34,12 @@ export default defineConfig({
       {
         // The end-to-end files time the built server's first answers from process start (the
         // spec's 2 s): they run last and one at a time, so they measure the server's boot and
-        // not two other test files competing for this machine's two cores.
+        // not two other test files competing for this machine's two cores. The browser files
+        // (built server + Chromium) run with them, one at a time, for the same reason.
         extends: true,
         test: {
           name: 'e2e',
-          include: ['test/e2e/**/*.test.ts'],
+          include: ['test/e2e/**/*.test.ts', 'test/browser/**/*.test.ts'],
           fileParallelism: false,
           sequence: { groupOrder: 1 },
         },

@@ -74,6 +74,8 @@ export interface StartOptions {
   waitForHealth?: boolean;
   /** How long to wait for it (default 15 s). */
   timeoutMs?: number;
+  /** Listen on this port (default: a free one), e.g. one an authority's redirect URI already names. */
+  port?: number;
 }
 
 /**
@@ -82,7 +84,7 @@ export interface StartOptions {
  */
 export async function startServer(vars: Record<string, string>, opts: StartOptions = {}): Promise<ServerProcess> {
   requireBuild();
-  const port = await freePort();
+  const port = opts.port ?? (await freePort());
   let output = '';
   const startedAt = Date.now();
   const child = spawn(NODE, ['--max-semi-space-size=4', SERVER_ENTRY], {
