@@ -124,7 +124,7 @@ const LogLine = memo(function LogLine({ runId, event, open, highlighted, onToggl
   return (
     <div
       id={`line-${event.seq}`}
-      className={`flex gap-2 px-2 py-0.5 leading-[18px] ${highlighted ? 'bg-amber-100 dark:bg-amber-900/60' : 'hover:bg-slate-50 dark:hover:bg-slate-900'}`}
+      className={`flex items-start gap-2 px-2 py-0.5 leading-[18px] ${highlighted ? 'bg-amber-100 dark:bg-amber-900/60' : 'hover:bg-slate-50 dark:hover:bg-slate-900'}`}
     >
       <Link
         to="/runs/$runId"
@@ -137,7 +137,7 @@ const LogLine = memo(function LogLine({ runId, event, open, highlighted, onToggl
       </Link>
       <span className="hidden w-16 shrink-0 text-slate-500 sm:inline dark:text-slate-400">{clock(event.at)}</span>
       {!terminal ? <span className="hidden w-20 shrink-0 truncate text-slate-600 md:inline dark:text-slate-400" title={event.sandbox ?? ''}>{event.sandbox ?? ''}</span> : null}
-      {!terminal ? <span className={`w-24 shrink-0 truncate ${KIND_TONES[event.kind] ?? 'text-slate-600 dark:text-slate-400'}`}>{event.kind}</span> : null}
+      {!terminal ? <span className={`w-16 shrink-0 truncate sm:w-24 ${KIND_TONES[event.kind] ?? 'text-slate-600 dark:text-slate-400'}`}>{event.kind}</span> : null}
       {foldable ? (
         <button
           type="button"

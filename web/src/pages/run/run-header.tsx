@@ -4,11 +4,11 @@ import type { Run } from '../../api/types';
 import { StateBadge, formatCost, formatDuration, formatTime } from '../../components/ui';
 import { durationMs } from '../../lib/run-cache';
 
-function Field({ term, children }: { term: string; children: ReactNode }) {
+function Field({ term, children, wide }: { term: string; children: ReactNode; wide?: boolean }) {
   return (
-    <div className="min-w-0">
+    <div className={`min-w-0 ${wide ? 'col-span-2' : ''}`}>
       <dt className="text-xs text-slate-600 dark:text-slate-400">{term}</dt>
-      <dd className="truncate text-sm">{children}</dd>
+      <dd className={`text-sm ${wide ? '' : 'truncate'}`}>{children}</dd>
     </div>
   );
 }
@@ -33,20 +33,20 @@ export function RunHeader({ run, now }: { run: Run; now: number }) {
         <Field term="Project">{run.project}</Field>
         <Field term="Pipeline">{run.pipeline}</Field>
         <Field term="Platform">{run.platform}</Field>
-        <Field term="Pull requests">
-          {run.pullRequests.length === 0 ? '—' : run.pullRequests.map((pr) => (
-            <a key={pr.url} href={pr.url} target="_blank" rel="noreferrer" className="mr-2 text-blue-700 underline dark:text-blue-300">{pr.repo}#{pr.number} ({pr.state})</a>
-          ))}
-        </Field>
         <Field term="Created">{formatTime(run.createdAt)}</Field>
         <Field term="Started">{formatTime(run.startedAt)}</Field>
         <Field term="Finished">{formatTime(run.finishedAt)}</Field>
         <Field term="Duration"><span className="tabular-nums">{formatDuration(durationMs(run, now))}</span></Field>
         <Field term="Queue wait"><span className="tabular-nums">{formatDuration(wait)}</span></Field>
-        <Field term="Usage">
+        <Field term="Usage" wide>
           <span className="tabular-nums" title={`${run.usage.inputTokens.toLocaleString()} input + ${run.usage.outputTokens.toLocaleString()} output tokens`}>
             {run.usage.modelCalls.toLocaleString()} model calls · {tokens.toLocaleString()} tokens · {formatCost(run.usage.costUsd)}
           </span>
+        </Field>
+        <Field term="Pull requests" wide>
+          {run.pullRequests.length === 0 ? '—' : run.pullRequests.map((pr) => (
+            <a key={pr.url} href={pr.url} target="_blank" rel="noreferrer" className="mr-2 text-blue-700 underline dark:text-blue-300">{pr.repo}#{pr.number} ({pr.state})</a>
+          ))}
         </Field>
       </dl>
       {run.sandboxes.length > 0 ? (
