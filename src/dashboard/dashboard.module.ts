@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ConversationsModule } from '../conversations/conversations.module.js';
 import { HandBackModule } from '../conversations/hand-back/hand-back.module.js';
 import { RunControlModule } from '../runs/control/run-control.module.js';
 import { RunResourceModule } from '../runs/resource/run-resource.module.js';
@@ -7,14 +8,15 @@ import { PullRequestsController } from './pull-requests.controller.js';
 import { PullRequestsReader } from './pull-requests.reader.js';
 import { RunArtifactsController } from './run-artifacts.controller.js';
 import { RunControlController } from './run-control.controller.js';
+import { RunQuestionController } from './run-question.controller.js';
 import { RunEventsReader } from './run-events.reader.js';
 import { RunStatisticsService } from './run-statistics.service.js';
 import { RunsController } from './runs.controller.js';
 
-/** The guarded REST API for runs, their events, artifacts, statistics and pull requests, and run control. */
+/** The guarded REST API for runs, their events, artifacts, statistics and pull requests, run control and a parked run's question. */
 @Module({
-  imports: [RunResourceModule, RunControlModule, RunArtifactsModule, HandBackModule],
-  controllers: [RunsController, RunArtifactsController, RunControlController, PullRequestsController],
+  imports: [ConversationsModule, RunResourceModule, RunControlModule, RunArtifactsModule, HandBackModule],
+  controllers: [RunsController, RunArtifactsController, RunControlController, RunQuestionController, PullRequestsController],
   providers: [RunEventsReader, RunStatisticsService, PullRequestsReader],
 })
 export class DashboardModule {}
