@@ -8,6 +8,7 @@ import { PullRequestsReader } from './pull-requests.reader.js';
 import { RunArtifactsController } from './run-artifacts.controller.js';
 import { RunControlController } from './run-control.controller.js';
 import { RunEventsReader } from './run-events.reader.js';
+import { RunStatisticsSeriesService } from './run-statistics-series.service.js';
 import { RunStatisticsService } from './run-statistics.service.js';
 import { RunsController } from './runs.controller.js';
 
@@ -15,6 +16,6 @@ import { RunsController } from './runs.controller.js';
 @Module({
   imports: [RunResourceModule, RunControlModule, RunArtifactsModule, HandBackModule],
   controllers: [RunsController, RunArtifactsController, RunControlController, PullRequestsController],
-  providers: [RunEventsReader, RunStatisticsService, PullRequestsReader],
+  providers: [RunEventsReader, RunStatisticsService, RunStatisticsSeriesService, PullRequestsReader],
 })
 export class DashboardModule {}
