@@ -25,7 +25,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'suite',
-          include: ['src/**/*.spec.ts', 'test/**/*.test.ts'],
+          include: ['src/**/*.spec.ts', 'test/**/*.test.ts', 'web/src/**/*.test.ts'],
           exclude: ['test/e2e/**'],
           fileParallelism: true,
           maxWorkers: 2,
