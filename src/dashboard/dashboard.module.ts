@@ -10,6 +10,7 @@ import { RunArtifactsController } from './run-artifacts.controller.js';
 import { RunControlController } from './run-control.controller.js';
 import { RunQuestionController } from './run-question.controller.js';
 import { RunEventsReader } from './run-events.reader.js';
+import { RunStatisticsSeriesService } from './run-statistics-series.service.js';
 import { RunStatisticsService } from './run-statistics.service.js';
 import { RunsController } from './runs.controller.js';
 
@@ -17,6 +18,6 @@ import { RunsController } from './runs.controller.js';
 @Module({
   imports: [ConversationsModule, RunResourceModule, RunControlModule, RunArtifactsModule, HandBackModule],
   controllers: [RunsController, RunArtifactsController, RunControlController, RunQuestionController, PullRequestsController],
-  providers: [RunEventsReader, RunStatisticsService, PullRequestsReader],
+  providers: [RunEventsReader, RunStatisticsService, RunStatisticsSeriesService, PullRequestsReader],
 })
 export class DashboardModule {}

@@ -62,8 +62,8 @@ export class RunStatisticsService {
       total: row?.total ?? 0,
       byState,
       byPipeline: row?.by_pipeline ?? {},
-      durationSeconds: percentiles(row?.duration),
-      queueWaitSeconds: percentiles(row?.wait),
+      durationSeconds: percentilesOf(row?.duration),
+      queueWaitSeconds: percentilesOf(row?.wait),
       usage: {
         modelCalls: Number(row?.model_calls ?? 0),
         inputTokens: Number(row?.input_tokens ?? 0),
@@ -74,7 +74,8 @@ export class RunStatisticsService {
   }
 }
 
-function percentiles(values: (number | null)[] | null | undefined): Percentiles {
+/** Seconds to the millisecond; null where no run qualified. */
+export function percentilesOf(values: (number | null)[] | null | undefined): Percentiles {
   const round = (v: number | null | undefined) => (v === null || v === undefined ? null : Math.round(Number(v) * 1000) / 1000);
   return { p50: round(values?.[0]), p95: round(values?.[1]) };
 }

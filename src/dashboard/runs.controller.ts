@@ -1,4 +1,4 @@
-import { Controller, Get, NotFoundException, Param, Query, UseFilters, UsePipes } from '@nestjs/common';
+import { BadRequestException, Controller, Get, NotFoundException, Param, Query, UseFilters, UsePipes } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { Permission } from '../auth/permission.js';
 import { RequirePermissions } from '../auth/require-permissions.decorator.js';
@@ -15,13 +15,22 @@ import { RunEventsQuery } from './dto/run-events.query.js';
 import { RunIdParams } from './dto/run-id.params.js';
 import { RunPageDto } from './dto/run-page.dto.js';
 import { RunStatisticsDto } from './dto/run-statistics.dto.js';
+import { RunStatisticsSeriesDto } from './dto/run-statistics-series.dto.js';
+import { StatisticsSeriesQuery } from './dto/statistics-series.query.js';
 import { StatisticsQuery } from './dto/statistics.query.js';
 import { type RunEventPage, RunEventsReader } from './run-events.reader.js';
+import {
+  BUCKET_MS, DEFAULT_RANGE_MS, MAX_BUCKETS, type RunStatisticsSeries, RunStatisticsSeriesService, StatisticsBucket,
+} from './run-statistics-series.service.js';
 import { type RunStatistics, RunStatisticsService } from './run-statistics.service.js';
 
 /** Unknown run id: 404 `{error}` (contract "Runs API details"). */
 export function runNotFound(id: string): NotFoundException {
   return new NotFoundException({ error: `no run ${id}` } satisfies ErrorBody);
+}
+
+function badQuery(error: string): BadRequestException {
+  return new BadRequestException({ error } satisfies ErrorBody);
 }
 
 /** The run list, one run, its events and statistics (runs.read). */
@@ -36,6 +45,7 @@ export class RunsController {
     private readonly runs: RunReaderService,
     private readonly events: RunEventsReader,
     private readonly statistics: RunStatisticsService,
+    private readonly series: RunStatisticsSeriesService,
   ) {}
 
   /** Newest first, filtered and paged: `{items, total}`. */
@@ -57,6 +67,24 @@ export class RunsController {
   @ApiOkResponse({ type: RunStatisticsDto, description: 'the figures' })
   stats(@Query() query: StatisticsQuery): Promise<RunStatistics> {
     return this.statistics.compute({ project: query.project, since: query.since === undefined ? undefined : new Date(query.since) });
+  }
+
+  @Get('statistics/series')
+  @RequirePermissions(Permission.RunsRead)
+  @ApiOperation({
+    summary: 'Run statistics over time',
+    description: 'The statistics\' figures per UTC hour or day of createdAt, every bucket of the range present (the dashboard\'s charts).',
+  })
+  @ApiOkResponse({ type: RunStatisticsSeriesDto, description: 'one entry per bucket, oldest first' })
+  statsSeries(@Query() query: StatisticsSeriesQuery): Promise<RunStatisticsSeries> {
+    const bucket = query.bucket ?? StatisticsBucket.Day;
+    const until = query.until === undefined ? new Date() : new Date(query.until);
+    const since = query.since === undefined ? new Date(until.getTime() - DEFAULT_RANGE_MS[bucket]) : new Date(query.since);
+    if (since.getTime() >= until.getTime()) throw badQuery('since must be before until');
+    if ((until.getTime() - since.getTime()) / BUCKET_MS[bucket] > MAX_BUCKETS) {
+      throw badQuery(`since is too far before until for bucket=${bucket}: at most ${MAX_BUCKETS} buckets`);
+    }
+    return this.series.compute({ bucket, since, until, project: query.project });
   }
 
   @Get(':id')

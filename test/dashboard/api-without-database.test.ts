@@ -21,7 +21,7 @@ afterAll(async () => {
 
 describe('the dashboard API without its database', () => {
   it.each([
-    ['GET', '/api/runs'], ['GET', '/api/runs/statistics'], ['GET', '/api/runs/00000000-0000-4000-8000-000000000000'],
+    ['GET', '/api/runs'], ['GET', '/api/runs/statistics'], ['GET', '/api/runs/statistics/series'], ['GET', '/api/runs/00000000-0000-4000-8000-000000000000'],
     ['GET', '/api/runs/00000000-0000-4000-8000-000000000000/events'], ['GET', '/api/pull-requests'],
     ['GET', '/api/runs/00000000-0000-4000-8000-000000000000/artifacts'], ['GET', '/api/runs/00000000-0000-4000-8000-000000000000/artifacts/report.sarif'],
     ['POST', '/api/runs/00000000-0000-4000-8000-000000000000/cancel'], ['DELETE', '/api/runs?finished=true'],

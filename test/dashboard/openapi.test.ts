@@ -5,6 +5,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PullRequestsReader } from '../../src/dashboard/pull-requests.reader.js';
 import { RunEventsReader } from '../../src/dashboard/run-events.reader.js';
+import { RunStatisticsSeriesService } from '../../src/dashboard/run-statistics-series.service.js';
 import { RunStatisticsService } from '../../src/dashboard/run-statistics.service.js';
 import { DatabaseService } from '../../src/database/database.service.js';
 import { RunReaderService } from '../../src/runs/resource/run-reader.service.js';
@@ -171,6 +172,8 @@ describe('the documented answers are the answers given', () => {
     conforms('/api/runs', 'get', '200', await app.get(RunReaderService).list({}, 50, 0));
     conforms('/api/runs/{id}/events', 'get', '200', await app.get(RunEventsReader).page(runId, 0, 500));
     conforms('/api/runs/statistics', 'get', '200', await app.get(RunStatisticsService).compute({}));
+    conforms('/api/runs/statistics/series', 'get', '200',
+      await app.get(RunStatisticsSeriesService).compute({ bucket: 'hour', since: new Date(Date.now() - 86_400_000), until: new Date() }));
     conforms('/api/pull-requests', 'get', '200', await app.get(PullRequestsReader).list({}, 50, 0));
     await app.get(RunArtifactsService).save(runId, 'report.sarif', 'application/sarif+json', '{}');
     conforms('/api/runs/{id}/artifacts', 'get', '200', { items: await app.get(RunArtifactsService).list(runId) });

@@ -166,7 +166,7 @@ describe('GET /api/runs/:id', () => {
     const { status, body } = await get(`/api/runs/${rich.id}`);
     expect(status).toBe(200);
     expect(body).toEqual({
-      id: rich.id, project: rich.project, ticket: rich.ticket, platform: rich.platform, pipeline: rich.pipeline, state: rich.state,
+      id: rich.id, project: rich.project, ticket: rich.ticket, ticketUrl: null, platform: rich.platform, pipeline: rich.pipeline, state: rich.state,
       createdAt: rich.createdAt.toISOString(), startedAt: rich.startedAt?.toISOString() ?? null, finishedAt: rich.finishedAt?.toISOString() ?? null,
       error: rich.state === 'failed' ? 'it broke' : null,
       sandboxes: expect.arrayContaining([{ repo: 'web', pathPrefix: 'web/', state: 'destroyed' }, { repo: 'api', pathPrefix: 'api/', state: 'destroyed' }]),

@@ -1,9 +1,11 @@
 import { Injectable } from '@nestjs/common';
+import { ConfigService } from '../../config/config.service.js';
 import { DatabaseService } from '../../database/database.service.js';
 import type { RunState } from '../../database/entities/run.entity.js';
 import type { Platform } from '../../platforms/platform.js';
 import type { Run } from './run-resource.js';
 import { RUN_COLUMNS, RUN_ORDER, type RunRowSql, runOfRow } from './run-sql.js';
+import { ticketUrlOf } from './ticket-url.js';
 
 /** Filters of `GET /api/runs` (contract "Runs API details"); all optional, combined with AND. */
 export interface RunFilter {
@@ -69,11 +71,19 @@ export function runPageSql(filter: RunFilter, limit: number, offset: number): { 
 /** Reads runs as the contract's Run resource. */
 @Injectable()
 export class RunReaderService {
-  constructor(private readonly db: DatabaseService) {}
+  constructor(
+    private readonly db: DatabaseService,
+    private readonly config: ConfigService,
+  ) {}
+
+  /** The resource of a row, its ticket linked through the configuration as it stands now. */
+  private runOf(row: RunRowSql): Run {
+    return runOfRow(row, ticketUrlOf(this.config.config.projects[row.project], row.platform, row.ticket));
+  }
 
   async get(runId: string): Promise<Run | null> {
     const rows: RunRowSql[] = await this.db.dataSource.query(`SELECT ${RUN_COLUMNS} FROM runs r WHERE r.id = $1`, [runId]);
-    return rows[0] ? runOfRow(rows[0]) : null;
+    return rows[0] ? this.runOf(rows[0]) : null;
   }
 
   /**
@@ -83,7 +93,7 @@ export class RunReaderService {
   async getVersioned(runId: string): Promise<{ run: Run; snapshotXmax: string } | null> {
     const rows: (RunRowSql & { snapshot_xmax: string })[] = await this.db.dataSource.query(
       `SELECT ${RUN_COLUMNS}, pg_snapshot_xmax(pg_current_snapshot())::text AS snapshot_xmax FROM runs r WHERE r.id = $1`, [runId]);
-    return rows[0] ? { run: runOfRow(rows[0]), snapshotXmax: rows[0].snapshot_xmax } : null;
+    return rows[0] ? { run: this.runOf(rows[0]), snapshotXmax: rows[0].snapshot_xmax } : null;
   }
 
   async list(filter: RunFilter, limit: number, offset: number): Promise<RunPage> {
@@ -92,6 +102,6 @@ export class RunReaderService {
       this.db.dataSource.query(sql.page, sql.pageParams) as Promise<RunRowSql[]>,
       this.db.dataSource.query(sql.total, sql.params) as Promise<{ total: number }[]>,
     ]);
-    return { items: rows.map(runOfRow), total: totals[0]?.total ?? 0 };
+    return { items: rows.map((row) => this.runOf(row)), total: totals[0]?.total ?? 0 };
   }
 }

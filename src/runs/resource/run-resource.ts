@@ -47,6 +47,8 @@ export interface Run {
   id: string;
   project: string;
   ticket: string | null;
+  /** The ticket's web page on its tracker, from the project's configuration; null without one. */
+  ticketUrl: string | null;
   platform: Platform;
   pipeline: string;
   state: RunState;

@@ -47,11 +47,13 @@ export function isoOrNull(value: Date | string | null): string | null {
   return value === null ? null : new Date(value).toISOString();
 }
 
-export function runOfRow(row: RunRowSql): Run {
+/** A Run from its row; `ticketUrl` is the caller's (it comes from the configuration, not the row). */
+export function runOfRow(row: RunRowSql, ticketUrl: string | null): Run {
   return {
     id: row.id,
     project: row.project,
     ticket: row.ticket,
+    ticketUrl,
     platform: row.platform,
     pipeline: row.pipeline,
     state: row.state,

@@ -12,6 +12,8 @@ export interface Run {
   id: string;
   project: string;
   ticket: string | null;
+  /** The ticket's page on its tracker (null without one). */
+  ticketUrl: string | null;
   platform: Platform;
   pipeline: string;
   state: RunState;

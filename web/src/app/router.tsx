@@ -1,5 +1,6 @@
 import type { QueryClient } from '@tanstack/react-query';
 import { createRootRouteWithContext, createRoute, createRouter, lazyRouteComponent, redirect } from '@tanstack/react-router';
+import { parsePullRequestsSearch, parseStatisticsSearch } from '../lib/page-search';
 import { parseRunsFilter } from '../lib/runs-filter';
 import { NotFoundPage } from '../pages/not-found';
 import { RunsPage } from '../pages/runs/runs-page';
@@ -19,10 +20,20 @@ export const runRoute = createRoute({
   validateSearch: (search: Record<string, unknown>) => parseRunSearch(search),
   component: lazyRouteComponent(() => import('../pages/run/run-page'), 'RunPage'),
 });
-const pullRequests = createRoute({ getParentRoute: () => root, path: '/pull-requests', component: lazyRouteComponent(() => import('../pages/pull-requests'), 'PullRequestsPage') });
-const statistics = createRoute({ getParentRoute: () => root, path: '/statistics', component: lazyRouteComponent(() => import('../pages/statistics'), 'StatisticsPage') });
-const findings = createRoute({ getParentRoute: () => root, path: '/findings', component: lazyRouteComponent(() => import('../pages/findings'), 'FindingsPage') });
-const identity = createRoute({ getParentRoute: () => root, path: '/identity', component: lazyRouteComponent(() => import('../pages/identity'), 'IdentityPage') });
+export const pullRequestsRoute = createRoute({
+  getParentRoute: () => root,
+  path: '/pull-requests',
+  validateSearch: parsePullRequestsSearch,
+  component: lazyRouteComponent(() => import('../pages/pull-requests/pull-requests-page'), 'PullRequestsPage'),
+});
+export const statisticsRoute = createRoute({
+  getParentRoute: () => root,
+  path: '/statistics',
+  validateSearch: parseStatisticsSearch,
+  component: lazyRouteComponent(() => import('../pages/statistics/statistics-page'), 'StatisticsPage'),
+});
+const findings = createRoute({ getParentRoute: () => root, path: '/findings', component: lazyRouteComponent(() => import('../pages/findings/findings-page'), 'FindingsPage') });
+const identity = createRoute({ getParentRoute: () => root, path: '/identity', component: lazyRouteComponent(() => import('../pages/identity/identity-page'), 'IdentityPage') });
 
 /** The run page's URL state: the log's filters and the line a link points at. */
 export interface RunSearch {
@@ -46,7 +57,7 @@ export function parseRunSearch(search: Record<string, unknown>): RunSearch {
 }
 
 export function createAppRouter(queryClient: QueryClient) {
-  const tree = root.addChildren([index, runsRoute, runRoute, pullRequests, statistics, findings, identity]);
+  const tree = root.addChildren([index, runsRoute, runRoute, pullRequestsRoute, statisticsRoute, findings, identity]);
   return createRouter({ routeTree: tree, context: { queryClient }, defaultPreload: 'intent', scrollRestoration: true });
 }
 

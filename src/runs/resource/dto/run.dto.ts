@@ -14,6 +14,7 @@ export class RunDto implements Run {
   @ApiProperty({ format: 'uuid' }) id: string;
   @ApiProperty() project: string;
   @ApiProperty({ type: String, nullable: true, example: 'BILL-12' }) ticket: string | null;
+  @ApiProperty({ type: String, format: 'uri', nullable: true, example: 'https://github.com/acme/shop-web/issues/12', description: 'the ticket\'s web page on the tracker (GitHub or GitLab issue, Azure DevOps work item, Jira issue), built from the project\'s configuration; null without a ticket or a configured place for it' }) ticketUrl: string | null;
   @ApiProperty({ enum: ALL_PLATFORMS }) platform: Platform;
   @ApiProperty() pipeline: string;
   @ApiProperty({ enum: Object.values(RunState), description: '`queued`: claimed, not started yet (waiting for a consumer or for capacity); `parked`: waiting for an answer' }) state: RunState;

@@ -1,9 +1,0 @@
-import { PageTitle } from '../components/ui';
-
-export function PullRequestsPage() {
-  return (
-    <section>
-      <PageTitle>Pull requests</PageTitle>
-    </section>
-  );
-}

@@ -1,9 +1,0 @@
-import { PageTitle } from '../components/ui';
-
-export function StatisticsPage() {
-  return (
-    <section>
-      <PageTitle>Statistics</PageTitle>
-    </section>
-  );
-}
