@@ -26,6 +26,7 @@ export interface AccessPerson {
 }
 export interface AccessPeoplePage { people: AccessPerson[]; total: number; limit: number; offset: number }
 export interface AccessGroup { value: string; roles: string[]; mapped: boolean; seenWith: number }
+export interface AccessGroups { groups: AccessGroup[] }
 export interface AccessRole { name: string; permissions: string[]; legacyPermissions: string[]; holders: number }
 export interface AccessRoles { permissions: string[]; builtIn: AccessRole[]; custom: AccessRole[]; findings: Finding[] }
 export interface AccessGrant { claim: string; value: string; roles: string[]; findings: { reason: string }[] }
@@ -50,6 +51,7 @@ export interface ConfigOverview {
   keys: ConfigLeaf[];
 }
 export interface StoredSetting { key: string; value: unknown; updatedAt: string; updatedBy: string }
+export interface StoredSettings { settings: StoredSetting[] }
 export interface SettingWarning { field: string | null; severity: 'blocking' | 'advisory'; reason: string }
 export interface SettingWritten {
   key: string;

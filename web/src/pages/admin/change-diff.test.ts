@@ -61,3 +61,14 @@ describe('a setting typed on the page', () => {
     expect(settingInputText('text')).toBe('text');
   });
 });
+
+describe('which keys the page offers to edit', () => {
+  it('sends bootstrap settings to the file, the secrets block to Secrets and the rest of auth to Access', async () => {
+    const { notEditableReason } = await import('./setting-input');
+    expect(notEditableReason('auth.enforce')).toMatch(/restart/);
+    expect(notEditableReason('secrets.TOKEN')).toMatch(/Secrets/);
+    expect(notEditableReason('auth.group_roles.ops[0]')).toMatch(/Access/);
+    expect(notEditableReason('queue.max_parallel_runs')).toBeNull();
+    expect(notEditableReason('projects.shop.repos[0].url')).toBeNull();
+  });
+});

@@ -18,7 +18,7 @@ describe('a refusal, shown where the person acted', () => {
       holders: [{ kind: 'person', claim: 'sub', value: 'ann' }, { kind: 'group', value: 'ops' }, { kind: 'observed', subject: 's-1', nameClaimValue: null }],
     }));
     expect(r.items).toEqual(['person sub=ann (granted here)', 'group ops (mapped onto it)', 'caller s-1 (seen with it in the role claim)']);
-    expect(r.message).toContain('role auditor is still held');
+    expect(r.message).toContain('Withdraw it from each holder first');
   });
 
   it('names the four routes to admin when none would be left', () => {

@@ -54,7 +54,7 @@ export function refusalOf(error: unknown): Refusal {
   }
   switch (code) {
     case 'builtin_name':
-      add(fields, 'name', 'reader, operator and admin are built-in role names (in any case): choose another name.');
+      add(fields, 'name', `${said}: reader, operator and admin are built-in role names in any case; choose another name.`);
       break;
     case 'unknown_permission': {
       const unknown = strings(body['unknownPermissions']);
@@ -71,7 +71,7 @@ export function refusalOf(error: unknown): Refusal {
       add(fields, 'value', said);
       break;
     case 'has_holders':
-      message = `${said}. Withdraw it from each holder first:`;
+      message = 'This role is still held. Withdraw it from each holder first:';
       items = records(body['holders']).map((h) => describeHolder(h as unknown as Holder));
       break;
     case 'no_admin_route':
@@ -83,13 +83,12 @@ export function refusalOf(error: unknown): Refusal {
         const field = typeof f['field'] === 'string' ? f['field'] : 'configuration';
         const text = `${f['severity'] === 'blocking' ? 'Blocking: ' : ''}${String(f['reason'] ?? '')}`;
         add(fields, field, text);
-        items.push(`${field}: ${text}`);
       }
-      message = 'The configuration would refuse this value:';
+      message = 'The configuration would refuse this value.';
       break;
     case 'literal_secret':
       for (const f of strings(body['fields'])) add(fields, f, 'This field takes a ${NAME} reference, not a value: store the value on Secrets and save "${NAME}" here.');
-      items = strings(body['fields']);
+      message = 'A secret\'s value cannot be stored as a setting.';
       break;
     case 'in_use':
       message = `${said}.`;

@@ -31,3 +31,12 @@ export function showValue(value: unknown): string {
   if (value === undefined) return '';
   return JSON.stringify(value);
 }
+
+/** Where a key is changed when it is not a stored setting (settings-document.ts's rules), else null. */
+export function notEditableReason(key: string): string | null {
+  const top = key.split(/[.[]/)[0];
+  if (top === 'secrets') return 'the secrets block: set values on Secrets or in the environment';
+  if (['auth.authority', 'auth.audience', 'auth.enforce'].some((b) => key === b || key.startsWith(`${b}.`))) return 'a bootstrap setting: change it in the file or the environment, then restart';
+  if (top === 'auth') return 'access records: change them on Access';
+  return null;
+}
