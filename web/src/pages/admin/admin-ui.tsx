@@ -1,9 +1,12 @@
 import { type InputHTMLAttributes, type ReactNode, type Ref, useId } from 'react';
 import { Dialog, Heading, Modal, ModalOverlay } from 'react-aria-components';
+import './csp-safe-press';
 import { type Refusal, splitByField } from './refusal';
 
 export const INPUT = 'w-full rounded border border-slate-300 bg-white px-2 py-1 text-sm dark:border-slate-600 dark:bg-slate-900 aria-[invalid=true]:border-red-600 dark:aria-[invalid=true]:border-red-400';
-export const TABLE = 'w-full border-collapse text-sm';
+export const TABLE = 'w-full min-w-[36rem] border-collapse text-sm';
+/** `relative`: the sr-only labels inside (absolutely placed) stay in the scroll box instead of widening the page. */
+export const TABLE_WRAP = 'relative overflow-x-auto rounded border border-slate-200 dark:border-slate-800';
 export const THEAD = 'bg-slate-100 text-left dark:bg-slate-900';
 export const TH = 'px-3 py-2 font-semibold';
 export const TD = 'px-3 py-2 align-top';

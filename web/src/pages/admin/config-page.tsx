@@ -5,7 +5,7 @@ import { useServices } from '../../app/context';
 import { usePermission } from '../../app/identity';
 import { Button, EmptyState, PageTitle, PanelError, formatTime } from '../../components/ui';
 import type { ConfigLeaf, ConfigOverview, SettingWritten, StoredSettings } from './admin-types';
-import { Advisory, FieldMessages, INPUT, MUTED, ROW, RefusalNotice, SavedNotice, TABLE, TD, TH, THEAD } from './admin-ui';
+import { Advisory, FieldMessages, INPUT, MUTED, ROW, RefusalNotice, SavedNotice, TABLE, TABLE_WRAP, TD, TH, THEAD } from './admin-ui';
 import { type Refusal, refusalOf } from './refusal';
 import { notEditableReason, parseSettingInput, settingInputText, showValue } from './setting-input';
 
@@ -71,7 +71,7 @@ export function ConfigPage() {
             {keys.length === 0 ? (
               <EmptyState title={filter ? `No key matches "${filter}".` : 'No key is in force.'}><p>Clear the filter to see every key.</p></EmptyState>
             ) : (
-              <div className="overflow-x-auto rounded border border-slate-200 dark:border-slate-800">
+              <div className={TABLE_WRAP}>
                 <table aria-labelledby="keys-title" className={TABLE}>
                   <thead className={THEAD}>
                     <tr><th scope="col" className={TH}>Key</th><th scope="col" className={TH}>Value</th><th scope="col" className={TH}>Source</th>{canWrite ? <th scope="col" className={TH}><span className="sr-only">Actions</span></th> : null}</tr>
@@ -249,7 +249,7 @@ function StoredSettingsPanel({ stored, canWrite, onSaved }: { stored: ReturnType
         </EmptyState>
       ) : null}
       {stored.data && stored.data.settings.length > 0 ? (
-        <div className="overflow-x-auto rounded border border-slate-200 dark:border-slate-800">
+        <div className={TABLE_WRAP}>
           <table aria-labelledby="stored-title" className={TABLE}>
             <thead className={THEAD}><tr><th scope="col" className={TH}>Key</th><th scope="col" className={TH}>Stored value</th><th scope="col" className={TH}>Saved</th>{canWrite ? <th scope="col" className={TH}><span className="sr-only">Actions</span></th> : null}</tr></thead>
             <tbody>

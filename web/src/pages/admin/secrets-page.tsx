@@ -4,7 +4,7 @@ import { useServices } from '../../app/context';
 import { usePermission } from '../../app/identity';
 import { Button, EmptyState, PageTitle, PanelError, formatTime } from '../../components/ui';
 import type { ConfigOverview, StoredSecret, StoredSecrets } from './admin-types';
-import { Advisory, AdminDialog, Field, MUTED, ROW, RefusalNotice, SavedNotice, TABLE, TD, TH, THEAD } from './admin-ui';
+import { Advisory, AdminDialog, Field, MUTED, ROW, RefusalNotice, SavedNotice, TABLE, TABLE_WRAP, TD, TH, THEAD } from './admin-ui';
 import { type Refusal, refusalOf } from './refusal';
 import { secretReferences } from './secret-references';
 
@@ -62,7 +62,7 @@ export function SecretsPage() {
               <p>Set one above with the name a configuration value references, e.g. <code>SHOP_TOKEN</code> for <code>auth_secret: {'${SHOP_TOKEN}'}</code>. {references.some((r) => r.from === 'unresolved') ? 'The references below that resolve nowhere are the ones to set first.' : ''}</p>
             </EmptyState>
           ) : (
-            <div className="overflow-x-auto rounded border border-slate-200 dark:border-slate-800">
+            <div className={TABLE_WRAP}>
               <table aria-labelledby="stored-secrets" className={TABLE}>
                 <thead className={THEAD}><tr><th scope="col" className={TH}>Name</th><th scope="col" className={TH}>Used by</th><th scope="col" className={TH}>Readable</th><th scope="col" className={TH}>Saved</th>{canWrite ? <th scope="col" className={TH}><span className="sr-only">Actions</span></th> : null}</tr></thead>
                 <tbody>
@@ -96,7 +96,7 @@ export function SecretsPage() {
             </EmptyState>
           ) : null}
           {references.length > 0 ? (
-            <div className="overflow-x-auto rounded border border-slate-200 dark:border-slate-800">
+            <div className={TABLE_WRAP}>
               <table aria-labelledby="references" className={TABLE}>
                 <thead className={THEAD}><tr><th scope="col" className={TH}>Name</th><th scope="col" className={TH}>Resolves from</th><th scope="col" className={TH}>Used by</th>{canWrite && keyOk ? <th scope="col" className={TH}><span className="sr-only">Actions</span></th> : null}</tr></thead>
                 <tbody>

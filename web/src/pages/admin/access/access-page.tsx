@@ -7,6 +7,7 @@ import { PageTitle, PanelError } from '../../../components/ui';
 import { ACCESS_PANES, type AccessPane } from '../admin-search';
 import type { AccessOverview } from '../admin-types';
 import { AppliesNextRequest, MUTED } from '../admin-ui';
+import { PRESSABLE_TOUCH } from '../csp-safe-press';
 import { ClaimsPane } from './claims-pane';
 import { GroupsPane } from './groups-pane';
 import { PeoplePane } from './people-pane';
@@ -42,7 +43,7 @@ export function AccessPage() {
             <Tab
               key={p}
               id={p}
-              className="-mb-px cursor-pointer rounded-t border-b-2 border-transparent px-3 py-1.5 text-sm outline-none hover:bg-slate-100 focus-visible:outline-2 focus-visible:outline-blue-600 aria-selected:border-blue-700 aria-selected:font-semibold dark:hover:bg-slate-800 dark:aria-selected:border-blue-400"
+              className={`${PRESSABLE_TOUCH} -mb-px cursor-pointer rounded-t border-b-2 border-transparent px-3 py-1.5 text-sm outline-none hover:bg-slate-100 focus-visible:outline-2 focus-visible:outline-blue-600 aria-selected:border-blue-700 aria-selected:font-semibold dark:hover:bg-slate-800 dark:aria-selected:border-blue-400`}
             >
               {LABELS[p]}
             </Tab>

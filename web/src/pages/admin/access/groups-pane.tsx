@@ -4,7 +4,7 @@ import { useServices } from '../../../app/context';
 import { usePermission } from '../../../app/identity';
 import { Button, EmptyState, PanelError } from '../../../components/ui';
 import type { AccessGroup, AccessGroups } from '../admin-types';
-import { AdminDialog, Field, MUTED, NameChecks, ROW, RefusalNotice, SavedNotice, TABLE, TD, TH, THEAD } from '../admin-ui';
+import { AdminDialog, Field, MUTED, NameChecks, ROW, RefusalNotice, SavedNotice, TABLE, TABLE_WRAP, TD, TH, THEAD } from '../admin-ui';
 import { type Refusal, refusalOf } from '../refusal';
 import { useAccessOverview } from './access-page';
 import { enc, useAccessWrite, useRoleNames } from './use-access';
@@ -34,7 +34,7 @@ export function GroupsPane() {
         </EmptyState>
       ) : null}
       {groups.data && groups.data.groups.length > 0 ? (
-        <div className="overflow-x-auto rounded border border-slate-200 dark:border-slate-800">
+        <div className={TABLE_WRAP}>
           <table aria-label="Groups" className={TABLE}>
             <thead className={THEAD}>
               <tr><th scope="col" className={TH}>Group</th><th scope="col" className={TH}>Roles it grants</th><th scope="col" className={TH}>Seen with</th>{canWrite ? <th scope="col" className={TH}><span className="sr-only">Actions</span></th> : null}</tr>

@@ -7,7 +7,7 @@ import { accessRoute } from '../../../app/router';
 import { Button, EmptyState, PanelError, formatTime } from '../../../components/ui';
 import { grantedRoles, personRoles } from '../access-model';
 import type { AccessGrant, AccessPeoplePage, AccessPerson } from '../admin-types';
-import { AdminDialog, Field, INPUT, MUTED, NameChecks, ROW, RefusalNotice, SavedNotice, TABLE, TD, TH, THEAD } from '../admin-ui';
+import { AdminDialog, Field, INPUT, MUTED, NameChecks, ROW, RefusalNotice, SavedNotice, TABLE, TABLE_WRAP, TD, TH, THEAD } from '../admin-ui';
 import { type Refusal, refusalOf } from '../refusal';
 import { useAccessOverview } from './access-page';
 import { enc, useAccessWrite, useRoleNames } from './use-access';
@@ -77,7 +77,7 @@ export function PeoplePane() {
       ) : null}
       {data && data.people.length > 0 ? (
         <>
-          <div className="overflow-x-auto rounded border border-slate-200 dark:border-slate-800">
+          <div className={TABLE_WRAP}>
             <table aria-label="People" className={TABLE}>
               <thead className={THEAD}>
                 <tr><th scope="col" className={TH}>Person</th><th scope="col" className={TH}>Last seen</th><th scope="col" className={TH}>Roles and where they come from</th>{canWrite ? <th scope="col" className={TH}><span className="sr-only">Actions</span></th> : null}</tr>

@@ -4,7 +4,7 @@ import { usePermission } from '../../../app/identity';
 import { Button, EmptyState, PanelError } from '../../../components/ui';
 import { permissionMatrix } from '../access-model';
 import type { AccessRole, AccessRoles } from '../admin-types';
-import { Advisory, AdminDialog, Field, MUTED, NameChecks, ROW, RefusalNotice, SavedNotice, TABLE, TD, TH, THEAD } from '../admin-ui';
+import { Advisory, AdminDialog, Field, MUTED, NameChecks, ROW, RefusalNotice, SavedNotice, TABLE, TABLE_WRAP, TD, TH, THEAD } from '../admin-ui';
 import { type Refusal, refusalOf } from '../refusal';
 import { enc, useAccessRoles, useAccessWrite } from './use-access';
 
@@ -51,7 +51,7 @@ export function RolesPane() {
             <p>Grant it on People or map a group onto it on Groups once it exists.</p>
           </EmptyState>
         ) : (
-          <div className="overflow-x-auto rounded border border-slate-200 dark:border-slate-800">
+          <div className={TABLE_WRAP}>
             <table aria-label="Custom roles" className={TABLE}>
               <thead className={THEAD}>
                 <tr><th scope="col" className={TH}>Role</th><th scope="col" className={TH}>Permissions</th><th scope="col" className={TH}>Holders</th>{canWrite ? <th scope="col" className={TH}><span className="sr-only">Actions</span></th> : null}</tr>
@@ -98,9 +98,9 @@ function PermissionTable({ data }: { data: AccessRoles }) {
   return (
     <section aria-labelledby="matrix" className="space-y-2">
       <h2 id="matrix" className="text-lg font-semibold">Permissions by role</h2>
-      <div className="max-h-[70vh] overflow-auto rounded border border-slate-200 dark:border-slate-800">
+      <div className={TABLE_WRAP}>
         <table aria-labelledby="matrix" className={TABLE}>
-          <thead className={`${THEAD} sticky top-0 z-10`}>
+          <thead className={THEAD}>
             <tr>
               <th scope="col" className={TH}>Permission</th>
               {matrix.roles.map((r) => <th key={r.name} scope="col" className={`${TH} text-center`}>{r.name}</th>)}

@@ -6,7 +6,7 @@ import { useAllPermissions } from '../use-permissions';
 import { changesRoute } from '../../../app/router';
 import { Button, EmptyState, PageTitle, PanelError, formatTime } from '../../../components/ui';
 import type { ConfigChange, ConfigChangePage } from '../admin-types';
-import { AdminDialog, MUTED, ROW, RefusalNotice, SavedNotice, TABLE, TD, TH, THEAD } from '../admin-ui';
+import { AdminDialog, MUTED, ROW, RefusalNotice, SavedNotice, TABLE, TABLE_WRAP, TD, TH, THEAD } from '../admin-ui';
 import { changeDiff, changeKindLabel, isRevertible } from '../change-diff';
 import { type Refusal, refusalOf } from '../refusal';
 import { ArchivePanel } from './archive-panel';
@@ -46,7 +46,7 @@ export function ChangesPage() {
         ) : null}
         {feed.data && feed.data.changes.length > 0 ? (
           <>
-            <div className="overflow-x-auto rounded border border-slate-200 dark:border-slate-800">
+            <div className={TABLE_WRAP}>
               <table aria-label="Changes" className={TABLE}>
                 <thead className={THEAD}>
                   <tr><th scope="col" className={TH}>#</th><th scope="col" className={TH}>When</th><th scope="col" className={TH}>Who</th><th scope="col" className={TH}>What</th><th scope="col" className={TH}>Target</th><th scope="col" className={TH}><span className="sr-only">Actions</span></th></tr>
@@ -57,7 +57,7 @@ export function ChangesPage() {
                       <tr data-row tabIndex={-1} className={ROW}>
                         <td className={`${TD} tabular-nums`}>{c.id}</td>
                         <td className={`${TD} whitespace-nowrap`}>{formatTime(c.at)}</td>
-                        <td className={`${TD} break-all`}>{c.attribution}</td>
+                        <td className={`${TD} whitespace-nowrap`}>{c.attribution}</td>
                         <td className={TD}>{changeKindLabel(c.kind)}{c.revertOf !== null ? <span className={`block text-xs ${MUTED}`}>reverts #{c.revertOf}</span> : null}</td>
                         <td className={`${TD} font-mono text-xs break-all`}>{c.target}</td>
                         <td className={`${TD} whitespace-nowrap text-right`}>
