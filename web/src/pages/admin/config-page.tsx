@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { Fragment, useId, useMemo, useState } from 'react';
+import { ApiError } from '../../api/client';
 import { useServices } from '../../app/context';
 import { usePermission } from '../../app/identity';
 import { Button, EmptyState, PageTitle, PanelError, formatTime } from '../../components/ui';
@@ -48,6 +49,8 @@ export function ConfigPage() {
     return (config.data?.keys ?? []).filter((k) => !f || k.key.toLowerCase().includes(f) || showValue(k.value).toLowerCase().includes(f));
   }, [config.data, filter]);
 
+  // A direct link without config.read: one panel naming the permission, not one per read.
+  const forbidden = config.error instanceof ApiError && config.error.status === 403;
   return (
     <section className="space-y-6">
       <PageTitle>Configuration</PageTitle>
@@ -96,7 +99,7 @@ export function ConfigPage() {
           </section>
         </>
       ) : null}
-      <StoredSettingsPanel stored={stored} canWrite={canWrite} onSaved={setSaved} />
+      {forbidden ? null : <StoredSettingsPanel stored={stored} canWrite={canWrite} onSaved={setSaved} />}
     </section>
   );
 }

@@ -91,7 +91,7 @@ export function refusalOf(error: unknown): Refusal {
       message = 'A secret\'s value cannot be stored as a setting.';
       break;
     case 'in_use':
-      message = `${said}.`;
+      message = 'Refused while the configuration references it. Change these keys first:';
       items = strings(body['uses']);
       break;
     case 'newer_change':

@@ -1,24 +1,18 @@
-import { useQuery } from '@tanstack/react-query';
 import { useNavigate } from '@tanstack/react-router';
 import { Tab, TabList, TabPanel, Tabs } from 'react-aria-components';
-import { useServices } from '../../../app/context';
+import { ApiError } from '../../../api/client';
 import { accessRoute } from '../../../app/router';
 import { PageTitle, PanelError } from '../../../components/ui';
 import { ACCESS_PANES, type AccessPane } from '../admin-search';
-import type { AccessOverview } from '../admin-types';
 import { AppliesNextRequest, MUTED } from '../admin-ui';
 import { PRESSABLE_TOUCH } from '../csp-safe-press';
 import { ClaimsPane } from './claims-pane';
 import { GroupsPane } from './groups-pane';
 import { PeoplePane } from './people-pane';
 import { RolesPane } from './roles-pane';
+import { useAccessOverview } from './use-access';
 
 const LABELS: Record<AccessPane, string> = { people: 'People', groups: 'Groups', roles: 'Roles', claims: 'Claim names' };
-
-export function useAccessOverview() {
-  const { api } = useServices();
-  return useQuery({ queryKey: ['access', 'overview'], queryFn: () => api.get<AccessOverview>('/api/access') });
-}
 
 /** The Access surface: four panes over one access document, the pane in the URL (/access/<pane>). */
 export function AccessPage() {
@@ -26,6 +20,15 @@ export function AccessPage() {
   const navigate = useNavigate();
   const overview = useAccessOverview();
   const counts = overview.data?.counts;
+  if (overview.error instanceof ApiError && overview.error.status === 403) {
+    // A direct link without access.read: the one panel naming what is missing, no empty panes.
+    return (
+      <section>
+        <PageTitle>Access</PageTitle>
+        <PanelError what="the Access surface" error={overview.error} />
+      </section>
+    );
+  }
   return (
     <section className="space-y-3">
       <PageTitle>Access</PageTitle>

@@ -6,8 +6,7 @@ import { nameClaimWarning } from '../access-model';
 import type { AccessOverview, ClaimNames } from '../admin-types';
 import { Advisory, Field, MUTED, RefusalNotice, SavedNotice } from '../admin-ui';
 import { ADMIN_ROUTE_LABELS, type Refusal, refusalOf } from '../refusal';
-import { useAccessOverview } from './access-page';
-import { useAccessWrite } from './use-access';
+import { useAccessOverview, useAccessWrite } from './use-access';
 
 const FIELDS: { key: keyof ClaimNames; label: string; hint: string }[] = [
   { key: 'role_claim', label: 'Role claim', hint: 'The claim holding role names (a flat list; nested role claims cannot be addressed).' },

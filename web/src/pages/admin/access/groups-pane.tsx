@@ -6,8 +6,7 @@ import { Button, EmptyState, PanelError } from '../../../components/ui';
 import type { AccessGroup, AccessGroups } from '../admin-types';
 import { AdminDialog, Field, MUTED, NameChecks, ROW, RefusalNotice, SavedNotice, TABLE, TABLE_WRAP, TD, TH, THEAD } from '../admin-ui';
 import { type Refusal, refusalOf } from '../refusal';
-import { useAccessOverview } from './access-page';
-import { enc, useAccessWrite, useRoleNames } from './use-access';
+import { enc, useAccessOverview, useAccessWrite, useRoleNames } from './use-access';
 
 /** Groups: every group value that arrived or is mapped, the roles it grants, the mapping edited. */
 export function GroupsPane() {

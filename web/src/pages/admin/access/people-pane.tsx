@@ -9,8 +9,7 @@ import { grantedRoles, personRoles } from '../access-model';
 import type { AccessGrant, AccessPeoplePage, AccessPerson } from '../admin-types';
 import { AdminDialog, Field, INPUT, MUTED, NameChecks, ROW, RefusalNotice, SavedNotice, TABLE, TABLE_WRAP, TD, TH, THEAD } from '../admin-ui';
 import { type Refusal, refusalOf } from '../refusal';
-import { useAccessOverview } from './access-page';
-import { enc, useAccessWrite, useRoleNames } from './use-access';
+import { enc, useAccessOverview, useAccessWrite, useRoleNames } from './use-access';
 
 const PAGE = 25;
 

@@ -1,6 +1,11 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useServices } from '../../../app/context';
-import type { AccessRoles } from '../admin-types';
+import type { AccessOverview, AccessRoles } from '../admin-types';
+
+export function useAccessOverview() {
+  const { api } = useServices();
+  return useQuery({ queryKey: ['access', 'overview'], queryFn: () => api.get<AccessOverview>('/api/access') });
+}
 
 export function useAccessRoles() {
   const { api } = useServices();
