@@ -1,8 +1,9 @@
 import type { QueryClient } from '@tanstack/react-query';
-import { createRootRouteWithContext, createRoute, createRouter, lazyRouteComponent, redirect } from '@tanstack/react-router';
+import { createRootRouteWithContext, createRoute, createRouter, lazyRouteComponent, notFound, redirect } from '@tanstack/react-router';
 import { parsePullRequestsSearch, parseStatisticsSearch } from '../lib/page-search';
 import { parseRunsFilter } from '../lib/runs-filter';
 import { NotFoundPage } from '../pages/not-found';
+import { isAccessPane, parseAccessSearch, parsePagedSearch } from '../pages/admin/admin-search';
 import { RunsPage } from '../pages/runs/runs-page';
 import { Shell } from '../shell/shell';
 
@@ -35,6 +36,25 @@ export const statisticsRoute = createRoute({
 const findings = createRoute({ getParentRoute: () => root, path: '/findings', component: lazyRouteComponent(() => import('../pages/findings/findings-page'), 'FindingsPage') });
 const identity = createRoute({ getParentRoute: () => root, path: '/identity', component: lazyRouteComponent(() => import('../pages/identity/identity-page'), 'IdentityPage') });
 
+// The admin pages (issue 26): lazy chunks under pages/admin; the Access panes are URL state.
+const accessIndex = createRoute({ getParentRoute: () => root, path: '/access', beforeLoad: () => { throw redirect({ to: '/access/$pane', params: { pane: 'people' } }); } });
+export const accessRoute = createRoute({
+  getParentRoute: () => root,
+  path: '/access/$pane',
+  beforeLoad: ({ params }) => { if (!isAccessPane(params.pane)) throw notFound(); },
+  validateSearch: parseAccessSearch,
+  component: lazyRouteComponent(() => import('../pages/admin/access/access-page'), 'AccessPage'),
+});
+const configPage = createRoute({ getParentRoute: () => root, path: '/config', component: lazyRouteComponent(() => import('../pages/admin/config-page'), 'ConfigPage') });
+const secretsPage = createRoute({ getParentRoute: () => root, path: '/secrets', component: lazyRouteComponent(() => import('../pages/admin/secrets-page'), 'SecretsPage') });
+export const changesRoute = createRoute({
+  getParentRoute: () => root,
+  path: '/changes',
+  validateSearch: parsePagedSearch,
+  component: lazyRouteComponent(() => import('../pages/admin/changes/changes-page'), 'ChangesPage'),
+});
+const ADMIN_ROUTES = [accessIndex, accessRoute, configPage, secretsPage, changesRoute];
+
 /** The run page's URL state: the log's filters and the line a link points at. */
 export interface RunSearch {
   sandbox?: string;
@@ -57,7 +77,7 @@ export function parseRunSearch(search: Record<string, unknown>): RunSearch {
 }
 
 export function createAppRouter(queryClient: QueryClient) {
-  const tree = root.addChildren([index, runsRoute, runRoute, pullRequestsRoute, statisticsRoute, findings, identity]);
+  const tree = root.addChildren([index, runsRoute, runRoute, pullRequestsRoute, statisticsRoute, findings, identity, ...ADMIN_ROUTES]);
   return createRouter({ routeTree: tree, context: { queryClient }, defaultPreload: 'intent', scrollRestoration: true });
 }
 

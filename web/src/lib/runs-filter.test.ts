@@ -6,7 +6,7 @@ const NOW = Date.parse('2026-11-28T12:00:00Z');
 
 function run(over: Partial<Run> = {}): Run {
   return {
-    id: 'r1', project: 'shop', ticket: '42', platform: 'github', pipeline: 'code', state: 'running',
+    id: 'r1', project: 'shop', ticket: '42', ticketUrl: null, platform: 'github', pipeline: 'code', state: 'running',
     createdAt: '2026-11-28T11:30:00Z', startedAt: null, finishedAt: null, error: null,
     sandboxes: [], steps: [], usage: { modelCalls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 }, pullRequests: [], target: null,
     ...over,

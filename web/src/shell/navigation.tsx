@@ -2,17 +2,23 @@ import { Link } from '@tanstack/react-router';
 import { usePermission } from '../app/identity';
 
 /** The pages of the contract's navigation that exist, each shown only to a caller who may open it. */
-export const NAV_PAGES: { to: string; label: string; permission: string | null }[] = [
+export const NAV_PAGES: { to: string; label: string; permission: string | null; also?: string }[] = [
   { to: '/runs', label: 'Runs', permission: 'runs.read' },
   { to: '/pull-requests', label: 'Pull requests', permission: 'runs.read' },
   { to: '/statistics', label: 'Statistics', permission: 'runs.read' },
   { to: '/findings', label: 'Findings', permission: null },
   { to: '/identity', label: 'Identity', permission: null },
+  { to: '/access', label: 'Access', permission: 'access.read' },
+  { to: '/config', label: 'Configuration', permission: 'config.read' },
+  { to: '/secrets', label: 'Secrets', permission: 'secrets.read' },
+  { to: '/changes', label: 'Changes', permission: 'config.read', also: 'secrets.read' },
 ];
 
-function NavLink({ to, label, permission }: (typeof NAV_PAGES)[number]) {
+function NavLink({ to, label, permission, also }: (typeof NAV_PAGES)[number]) {
   const allowed = usePermission(permission ?? 'identity.read');
-  if (permission && !allowed) return null;
+  // A page whose reads need two permissions together (Changes: config.read + secrets.read).
+  const alsoAllowed = usePermission(also ?? permission ?? 'identity.read');
+  if (permission && !(allowed && alsoAllowed)) return null;
   return (
     <li>
       <Link
