@@ -1,4 +1,5 @@
 import { type Finding, FindingSubsystem, finding } from '../findings/finding.js';
+import type { BlockShape, FieldShape, ValueOf } from './config-shape.js';
 import { resolveReferences } from './secret-references.js';
 
 type Plain = Record<string, unknown>;
@@ -71,17 +72,52 @@ export class ConfigReader {
     return { ...where, path: `${where.path}${sep}${key}` };
   }
 
-  /** The object at `where`, or an empty one (with a finding when something else stood there). */
-  block(value: unknown, where: Location, known: readonly string[]): Plain {
+  /**
+   * The object at `where`, or an empty one (with a finding when something else stood there). Its
+   * keys are those of `shape` (config-shape.ts), or, for maps keyed by the operator's own names,
+   * the list given.
+   */
+  block(value: unknown, where: Location, shape: BlockShape | readonly string[]): Plain {
     if (value === undefined || value === null) return {};
     if (!isPlainObject(value)) {
       this.problem(where, `${where.path} must be a mapping; it was ignored`);
       return {};
     }
+    const known = Array.isArray(shape) ? shape : Object.keys((shape as BlockShape).keys);
     for (const key of Object.keys(value)) {
       if (!known.includes(key)) this.problem(this.at(where, key), `unknown key "${key}" was ignored`, 'advisory');
     }
     return value;
+  }
+
+  /**
+   * `b[key]` of a block read as its shape declares it (type, bound, secret, default), at
+   * `where.key`. `fallback` stands in for the declared default where the default is another
+   * block's value (a project's agent falls back to the top-level one).
+   */
+  field<S extends BlockShape, K extends keyof S['keys'] & string>(
+    shape: S, b: Plain, where: Location, key: K, fallback?: ValueOf<S['keys'][K]>,
+  ): ValueOf<S['keys'][K]> {
+    return this.value(shape.keys[key] as S['keys'][K], b[key], this.at(where, key), fallback);
+  }
+
+  /** One value read as `shape` declares it, at `where` (for values that do not come straight from their block, e.g. `auth:` under the environment). */
+  value<F extends FieldShape>(shape: F, value: unknown, where: Location, fallback?: ValueOf<F>): ValueOf<F> {
+    const s = shape as FieldShape;
+    const out = (() => {
+      switch (s.kind) {
+        case 'string': return this.string(value, where, { secret: s.secret });
+        case 'enum': return this.string(value, where);
+        case 'boolean': return this.boolean(value, where, (fallback as boolean | undefined) ?? s.default);
+        case 'integer': return this.integer(value, where, (fallback as number | undefined) ?? s.default, s.min);
+        case 'decimal': return this.decimal(value, where, (fallback as number | undefined) ?? s.default ?? 0, s.min);
+        case 'string-list': return this.stringList(value, where);
+        case 'string-map': return this.stringMap(value, where);
+        case 'list-map': return this.listMap(value, where);
+        default: throw new Error(`${where.path}: a ${s.kind} is read by its own reader`);
+      }
+    })();
+    return out as ValueOf<F>;
   }
 
   /** A string with `${NAME}` references resolved; unresolved → null (unconfigured). */
