@@ -4,6 +4,15 @@ import { resolveReferences } from './secret-references.js';
 
 type Plain = Record<string, unknown>;
 
+/**
+ * The text forms the reader accepts besides the value itself (YAML quoting `"30"` or `"true"` is
+ * common); exported so the JSON Schema accepts exactly these too.
+ */
+export const BOOLEAN_TEXT = /^\s*([Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee])\s*$/;
+/** A decimal integer ("30"), not "0x1e", "1e3" or "". */
+export const INTEGER_TEXT = /^\s*\d+\s*$/;
+export const DECIMAL_TEXT = /^\s*\d+(\.\d+)?\s*$/;
+
 export function isPlainObject(value: unknown): value is Plain {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -144,15 +153,14 @@ export class ConfigReader {
   boolean(value: unknown, where: Location, fallback: boolean): boolean {
     if (value === undefined || value === null) return fallback;
     if (typeof value === 'boolean') return value;
-    if (typeof value === 'string' && /^(true|false)$/i.test(value.trim())) return value.trim().toLowerCase() === 'true';
+    if (typeof value === 'string' && BOOLEAN_TEXT.test(value)) return value.trim().toLowerCase() === 'true';
     this.problem(where, `${where.path} must be true or false; using ${fallback}`);
     return fallback;
   }
 
   integer(value: unknown, where: Location, fallback: number, min = 0): number {
     if (value === undefined || value === null) return fallback;
-    // A string counts only when it spells a decimal integer ("30"), not "0x1e", "1e3" or "".
-    const n = typeof value === 'string' ? (/^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN) : value;
+    const n = typeof value === 'string' ? (INTEGER_TEXT.test(value) ? Number(value) : Number.NaN) : value;
     if (typeof n === 'number' && Number.isInteger(n) && n >= min) return n;
     this.problem(where, `${where.path} must be an integer ≥ ${min}; using ${fallback}`);
     return fallback;
@@ -161,7 +169,7 @@ export class ConfigReader {
   /** A decimal number ≥ min ("1.25" as a string too). */
   decimal(value: unknown, where: Location, fallback: number, min = 0): number {
     if (value === undefined || value === null) return fallback;
-    const n = typeof value === 'string' ? (/^\s*\d+(\.\d+)?\s*$/.test(value) ? Number(value) : Number.NaN) : value;
+    const n = typeof value === 'string' ? (DECIMAL_TEXT.test(value) ? Number(value) : Number.NaN) : value;
     if (typeof n === 'number' && Number.isFinite(n) && n >= min) return n;
     this.problem(where, `${where.path} must be a number ≥ ${min}; using ${fallback}`);
     return fallback;
