@@ -53,7 +53,7 @@ COPY migrations ./migrations
 # The agent's system prompts, read at run time from the package root (src/agent/prompt/system-prompts.ts).
 COPY prompts ./prompts
 COPY bin ./bin
-COPY config/service.example.yml ./config/service.example.yml
+COPY config/service.example.yml config/service.schema.json ./config/
 
 # The code stays root-owned and read-only to the service; only its data directory is its own.
 # The numeric id of the image's unprivileged `node` user lets orchestrators verify runAsNonRoot.

@@ -14,6 +14,7 @@ import { ConfigChangesController } from './config-changes.controller.js';
 import { ConfigExchangeController } from './config-exchange.controller.js';
 import { ConfigSettingsController } from './config-settings.controller.js';
 import { ConfigController } from './config.controller.js';
+import { ConfigSchemaController } from './config-schema.controller.js';
 import { SecretsController } from './secrets.controller.js';
 
 /**
@@ -23,7 +24,7 @@ import { SecretsController } from './secrets.controller.js';
  */
 @Module({
   imports: [ArchiveModule],
-  controllers: [AccessController, SecretsController, ConfigChangesController, ConfigController, ConfigSettingsController, ConfigExchangeController],
+  controllers: [AccessController, SecretsController, ConfigChangesController, ConfigController, ConfigSchemaController, ConfigSettingsController, ConfigExchangeController],
   providers: [
     AccessReader, AccessWriter, AccessBootstrapImport, SecretsWriter, SettingsWriter, ConfigCatalog, ConfigChangesService,
     ConfigExportService, ConfigImportService,

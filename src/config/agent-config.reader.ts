@@ -1,9 +1,9 @@
 import { BuiltInPipeline } from '../common/pipeline-name.js';
 import type { ConfigReader, Location } from './config-reader.js';
+import { AGENT } from './config-shape.js';
 import { type AgentConfig, AgentProvider, type ProjectConfig, type SandboxConfig, SandboxBackendKind } from './service-config.js';
 
-const AGENT_KEYS = ['provider', 'model', 'base_url', 'api_key', 'max_steps', 'max_tokens', 'max_cost_usd', 'prices', 'step_timeout_seconds', 'requests_per_minute'];
-const PROVIDERS: readonly string[] = Object.values(AgentProvider);
+const PROVIDERS: readonly string[] = AGENT.keys.provider.values;
 const AGENT_PIPELINES: readonly string[] = [BuiltInPipeline.Code, BuiltInPipeline.SecurityScan, BuiltInPipeline.PrReview];
 
 /**
@@ -11,32 +11,33 @@ const AGENT_PIPELINES: readonly string[] = [BuiltInPipeline.Code, BuiltInPipelin
  * project's over the top-level one). A bad value is a finding and leaves the base's value.
  */
 export function readAgent(r: ConfigReader, where: Location, raw: unknown, base: AgentConfig): AgentConfig {
-  const b = r.block(raw, where, AGENT_KEYS);
+  const b = r.block(raw, where, AGENT);
   const agent: AgentConfig = { ...base };
   const has = (key: string) => b[key] !== undefined && b[key] !== null;
   if (has('provider')) {
-    const provider = r.string(b.provider, r.at(where, 'provider'));
+    const provider = r.field(AGENT, b, where, 'provider');
     if (provider !== null && PROVIDERS.includes(provider)) agent.provider = provider as AgentProvider;
     else if (provider !== null) r.problem(r.at(where, 'provider'), `${where.path}.provider must be one of ${PROVIDERS.join(', ')}`);
   }
-  if (has('model')) agent.model = r.string(b.model, r.at(where, 'model')) ?? base.model;
-  if (has('base_url')) agent.base_url = r.string(b.base_url, r.at(where, 'base_url')) ?? base.base_url;
+  if (has('model')) agent.model = r.field(AGENT, b, where, 'model') ?? base.model;
+  if (has('base_url')) agent.base_url = r.field(AGENT, b, where, 'base_url') ?? base.base_url;
   // An unresolved reference unsets the key (it is reported), rather than falling back to another's key.
-  if (has('api_key')) agent.api_key = r.string(b.api_key, r.at(where, 'api_key'), { secret: true });
-  agent.max_steps = r.integer(b.max_steps, r.at(where, 'max_steps'), base.max_steps, 1);
-  agent.max_tokens = r.integer(b.max_tokens, r.at(where, 'max_tokens'), base.max_tokens, 1);
-  if (has('max_cost_usd')) agent.max_cost_usd = r.decimal(b.max_cost_usd, r.at(where, 'max_cost_usd'), base.max_cost_usd ?? 0, 0);
-  agent.step_timeout_seconds = r.integer(b.step_timeout_seconds, r.at(where, 'step_timeout_seconds'), base.step_timeout_seconds, 1);
-  agent.requests_per_minute = r.integer(b.requests_per_minute, r.at(where, 'requests_per_minute'), base.requests_per_minute, 1);
+  if (has('api_key')) agent.api_key = r.field(AGENT, b, where, 'api_key');
+  agent.max_steps = r.field(AGENT, b, where, 'max_steps', base.max_steps);
+  agent.max_tokens = r.field(AGENT, b, where, 'max_tokens', base.max_tokens);
+  if (has('max_cost_usd')) agent.max_cost_usd = r.field(AGENT, b, where, 'max_cost_usd', base.max_cost_usd ?? 0);
+  agent.step_timeout_seconds = r.field(AGENT, b, where, 'step_timeout_seconds', base.step_timeout_seconds);
+  agent.requests_per_minute = r.field(AGENT, b, where, 'requests_per_minute', base.requests_per_minute);
   if (has('prices')) {
     const at = r.at(where, 'prices');
-    const p = r.block(b.prices, at, ['input_per_mtok', 'output_per_mtok']);
+    const PRICES = AGENT.keys.prices;
+    const p = r.block(b.prices, at, PRICES);
     if (p.input_per_mtok === undefined || p.output_per_mtok === undefined) {
       r.problem(at, `${at.path} needs both input_per_mtok and output_per_mtok (US dollars per million tokens); prices were not set`);
     } else {
       agent.prices = {
-        input_per_mtok: r.decimal(p.input_per_mtok, r.at(at, 'input_per_mtok'), 0, 0),
-        output_per_mtok: r.decimal(p.output_per_mtok, r.at(at, 'output_per_mtok'), 0, 0),
+        input_per_mtok: r.field(PRICES, p, at, 'input_per_mtok'),
+        output_per_mtok: r.field(PRICES, p, at, 'output_per_mtok'),
       };
     }
   }

@@ -1,7 +1,17 @@
 import { type Finding, FindingSubsystem, finding } from '../findings/finding.js';
+import type { BlockShape, FieldShape, ValueOf } from './config-shape.js';
 import { resolveReferences } from './secret-references.js';
 
 type Plain = Record<string, unknown>;
+
+/**
+ * The text forms the reader accepts besides the value itself (YAML quoting `"30"` or `"true"` is
+ * common); exported so the JSON Schema accepts exactly these too.
+ */
+export const BOOLEAN_TEXT = /^\s*([Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee])\s*$/;
+/** A decimal integer ("30"), not "0x1e", "1e3" or "". */
+export const INTEGER_TEXT = /^\s*\d+\s*$/;
+export const DECIMAL_TEXT = /^\s*\d+(\.\d+)?\s*$/;
 
 export function isPlainObject(value: unknown): value is Plain {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -71,17 +81,52 @@ export class ConfigReader {
     return { ...where, path: `${where.path}${sep}${key}` };
   }
 
-  /** The object at `where`, or an empty one (with a finding when something else stood there). */
-  block(value: unknown, where: Location, known: readonly string[]): Plain {
+  /**
+   * The object at `where`, or an empty one (with a finding when something else stood there). Its
+   * keys are those of `shape` (config-shape.ts), or, for maps keyed by the operator's own names,
+   * the list given.
+   */
+  block(value: unknown, where: Location, shape: BlockShape | readonly string[]): Plain {
     if (value === undefined || value === null) return {};
     if (!isPlainObject(value)) {
       this.problem(where, `${where.path} must be a mapping; it was ignored`);
       return {};
     }
+    const known = Array.isArray(shape) ? shape : Object.keys((shape as BlockShape).keys);
     for (const key of Object.keys(value)) {
       if (!known.includes(key)) this.problem(this.at(where, key), `unknown key "${key}" was ignored`, 'advisory');
     }
     return value;
+  }
+
+  /**
+   * `b[key]` of a block read as its shape declares it (type, bound, secret, default), at
+   * `where.key`. `fallback` stands in for the declared default where the default is another
+   * block's value (a project's agent falls back to the top-level one).
+   */
+  field<S extends BlockShape, K extends keyof S['keys'] & string>(
+    shape: S, b: Plain, where: Location, key: K, fallback?: ValueOf<S['keys'][K]>,
+  ): ValueOf<S['keys'][K]> {
+    return this.value(shape.keys[key] as S['keys'][K], b[key], this.at(where, key), fallback);
+  }
+
+  /** One value read as `shape` declares it, at `where` (for values that do not come straight from their block, e.g. `auth:` under the environment). */
+  value<F extends FieldShape>(shape: F, value: unknown, where: Location, fallback?: ValueOf<F>): ValueOf<F> {
+    const s = shape as FieldShape;
+    const out = (() => {
+      switch (s.kind) {
+        case 'string': return this.string(value, where, { secret: s.secret });
+        case 'enum': return this.string(value, where);
+        case 'boolean': return this.boolean(value, where, (fallback as boolean | undefined) ?? s.default);
+        case 'integer': return this.integer(value, where, (fallback as number | undefined) ?? s.default, s.min);
+        case 'decimal': return this.decimal(value, where, (fallback as number | undefined) ?? s.default ?? 0, s.min);
+        case 'string-list': return this.stringList(value, where);
+        case 'string-map': return this.stringMap(value, where);
+        case 'list-map': return this.listMap(value, where);
+        default: throw new Error(`${where.path}: a ${s.kind} is read by its own reader`);
+      }
+    })();
+    return out as ValueOf<F>;
   }
 
   /** A string with `${NAME}` references resolved; unresolved → null (unconfigured). */
@@ -108,15 +153,14 @@ export class ConfigReader {
   boolean(value: unknown, where: Location, fallback: boolean): boolean {
     if (value === undefined || value === null) return fallback;
     if (typeof value === 'boolean') return value;
-    if (typeof value === 'string' && /^(true|false)$/i.test(value.trim())) return value.trim().toLowerCase() === 'true';
+    if (typeof value === 'string' && BOOLEAN_TEXT.test(value)) return value.trim().toLowerCase() === 'true';
     this.problem(where, `${where.path} must be true or false; using ${fallback}`);
     return fallback;
   }
 
   integer(value: unknown, where: Location, fallback: number, min = 0): number {
     if (value === undefined || value === null) return fallback;
-    // A string counts only when it spells a decimal integer ("30"), not "0x1e", "1e3" or "".
-    const n = typeof value === 'string' ? (/^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN) : value;
+    const n = typeof value === 'string' ? (INTEGER_TEXT.test(value) ? Number(value) : Number.NaN) : value;
     if (typeof n === 'number' && Number.isInteger(n) && n >= min) return n;
     this.problem(where, `${where.path} must be an integer ≥ ${min}; using ${fallback}`);
     return fallback;
@@ -125,7 +169,7 @@ export class ConfigReader {
   /** A decimal number ≥ min ("1.25" as a string too). */
   decimal(value: unknown, where: Location, fallback: number, min = 0): number {
     if (value === undefined || value === null) return fallback;
-    const n = typeof value === 'string' ? (/^\s*\d+(\.\d+)?\s*$/.test(value) ? Number(value) : Number.NaN) : value;
+    const n = typeof value === 'string' ? (DECIMAL_TEXT.test(value) ? Number(value) : Number.NaN) : value;
     if (typeof n === 'number' && Number.isFinite(n) && n >= min) return n;
     this.problem(where, `${where.path} must be a number ≥ ${min}; using ${fallback}`);
     return fallback;

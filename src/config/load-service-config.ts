@@ -8,6 +8,7 @@ import { ConfigReader, type Location, type SecretField, type UnresolvedField, em
 import { AUTH_ENV_VARIABLES, type AuthEnvField, type ServiceEnvironment } from './environment.js';
 import { checkAgentReadiness, readAgent } from './agent-config.reader.js';
 import { checkClarificationStatus } from './clarification-status.check.js';
+import { AUTH, CAPACITY, GIT, PIPELINE, QUEUE, SANDBOX, SERVICE_FILE, WEBHOOKS } from './config-shape.js';
 import { checkPolling } from './polling-config.reader.js';
 import { readProject } from './project-config.reader.js';
 import { readSecurityScan } from './security-scan-config.reader.js';
@@ -16,7 +17,7 @@ import { type StoredSettings, withSettings } from '../settings/settings-document
 import {
   type AuthConfig, type CapacityConfig, type CommandPipelineConfig, type GitConfig, type ProjectConfig, DEFAULT_AGENT, DEFAULT_AUTH_CLAIMS, DEFAULT_GIT, DEFAULT_QUEUE, DEFAULT_SANDBOX, DEFAULT_SECURITY_SCAN,
   PublishMode,
-  type QueueConfig, SandboxBackendKind, type SandboxConfig, SandboxNetwork, type ServiceConfig, defaultServiceConfig,
+  type QueueConfig, type SandboxConfig, type SandboxNetwork, type ServiceConfig, defaultServiceConfig,
 } from './service-config.js';
 
 export interface LoadedConfig {
@@ -42,8 +43,6 @@ export interface FileSnapshot {
   document: unknown;
   readAt: string;
 }
-
-const ROOT_KEYS = ['auth', 'webhooks', 'secrets', 'queue', 'pipelines', 'capacity', 'sandbox', 'projects', 'observation_retention_days', 'metrics', 'runs', 'git', 'agent', 'security_scan'];
 
 /**
  * Loads the bootstrap file with the stored settings over it, the environment and the stored
@@ -126,10 +125,11 @@ export function buildConfig(
   if (!rootIsMapping) {
     findings.push(finding(FindingSubsystem.Configuration, 'blocking', 'the bootstrap file must be a mapping at its top level; it was ignored'));
   }
-  const root = bootstrap.block(rootIsMapping ? raw : {}, { path: '' }, ROOT_KEYS);
+  const top: Location = { path: '' };
+  const root = bootstrap.block(rootIsMapping ? raw : {}, top, SERVICE_FILE);
   // secrets: resolve against the environment only; everything else sees them first, then the
   // stored secrets (saved on the dashboard), then the environment.
-  config.secrets = bootstrap.stringMap(root.secrets, { path: 'secrets' });
+  config.secrets = bootstrap.field(SERVICE_FILE, root, top, 'secrets');
   config.stored_secrets = Object.assign(emptyMap<string>(), stored);
   const r = new ConfigReader(findings, Object.assign(emptyMap<string>(), stored, config.secrets), env.variables, secretFields, unresolvedFields);
 
@@ -139,11 +139,12 @@ export function buildConfig(
   config.pipelines = readPipelines(r, root.pipelines);
   config.capacity = readCapacity(r, root.capacity);
   config.sandbox = readSandbox(r, root.sandbox);
-  config.observation_retention_days = r.integer(root.observation_retention_days, { path: 'observation_retention_days' }, 90, 1);
-  const metrics = r.block(root.metrics, { path: 'metrics' }, ['enabled']);
-  config.metrics = { enabled: r.boolean(metrics.enabled, { path: 'metrics.enabled' }, true) };
-  const runs = r.block(root.runs, { path: 'runs' }, ['retention_days']);
-  config.runs = { retention_days: r.integer(runs.retention_days, { path: 'runs.retention_days' }, 90, 1) };
+  config.observation_retention_days = r.field(SERVICE_FILE, root, top, 'observation_retention_days');
+  const { metrics: METRICS, runs: RUNS } = SERVICE_FILE.keys;
+  const metrics = r.block(root.metrics, { path: 'metrics' }, METRICS);
+  config.metrics = { enabled: r.field(METRICS, metrics, { path: 'metrics' }, 'enabled') };
+  const runs = r.block(root.runs, { path: 'runs' }, RUNS);
+  config.runs = { retention_days: r.field(RUNS, runs, { path: 'runs' }, 'retention_days') };
   config.git = readGit(r, root.git);
   config.agent = readAgent(r, { path: 'agent' }, root.agent, DEFAULT_AGENT);
   config.security_scan = readSecurityScan(r, { path: 'security_scan' }, root.security_scan, DEFAULT_SECURITY_SCAN);
@@ -162,8 +163,7 @@ export function buildConfig(
 
 function readAuth(r: ConfigReader, raw: unknown, env: ServiceEnvironment): AuthConfig | null {
   const where: Location = { path: 'auth' };
-  const keys = ['authority', 'audience', 'enforce', 'role_claim', 'group_claim', 'name_claim', 'group_roles', 'roles'];
-  const b = r.block(raw, where, keys);
+  const b = r.block(raw, where, AUTH);
   const fromEnv = env.auth;
   // Spec: leaving the block out means nothing authenticates; one environment variable alone creates it.
   if (raw === undefined || raw === null) {
@@ -173,15 +173,16 @@ function readAuth(r: ConfigReader, raw: unknown, env: ServiceEnvironment): AuthC
   const pick = (field: AuthEnvField) => (fromEnv[field] !== undefined ? fromEnv[field] : b[field]);
   const fieldAt = (field: AuthEnvField): Location =>
     fromEnv[field] !== undefined ? { path: AUTH_ENV_VARIABLES[field] } : r.at(where, field);
+  const read = <F extends AuthEnvField & keyof typeof AUTH.keys>(field: F) => r.value(AUTH.keys[field], pick(field), fieldAt(field));
   return {
-    authority: r.string(pick('authority'), fieldAt('authority')),
-    audience: r.string(pick('audience'), fieldAt('audience')),
-    enforce: r.boolean(pick('enforce'), fieldAt('enforce'), false),
-    role_claim: r.string(pick('role_claim'), fieldAt('role_claim')) ?? DEFAULT_AUTH_CLAIMS.role_claim,
-    group_claim: r.string(pick('group_claim'), fieldAt('group_claim')) ?? DEFAULT_AUTH_CLAIMS.group_claim,
-    name_claim: r.string(pick('name_claim'), fieldAt('name_claim')) ?? DEFAULT_AUTH_CLAIMS.name_claim,
-    group_roles: r.listMap(b.group_roles, r.at(where, 'group_roles')),
-    roles: r.listMap(b.roles, r.at(where, 'roles')),
+    authority: read('authority'),
+    audience: read('audience'),
+    enforce: read('enforce'),
+    role_claim: read('role_claim') ?? DEFAULT_AUTH_CLAIMS.role_claim,
+    group_claim: read('group_claim') ?? DEFAULT_AUTH_CLAIMS.group_claim,
+    name_claim: read('name_claim') ?? DEFAULT_AUTH_CLAIMS.name_claim,
+    group_roles: r.field(AUTH, b, where, 'group_roles'),
+    roles: r.field(AUTH, b, where, 'roles'),
     client_id: fromEnv.client_id ?? null,
     scopes: fromEnv.scopes ?? null,
     redirect_path: fromEnv.redirect_path ?? null,
@@ -189,24 +190,24 @@ function readAuth(r: ConfigReader, raw: unknown, env: ServiceEnvironment): AuthC
 }
 
 function readWebhooks(r: ConfigReader, raw: unknown, env: ServiceEnvironment): ServiceConfig['webhooks'] {
-  const keys = ['platform_a_secret', 'platform_b_secret', 'platform_c_secret', 'platform_d_secret'] as const;
-  const b = r.block(raw, { path: 'webhooks' }, keys);
+  const where: Location = { path: 'webhooks' };
+  const b = r.block(raw, where, WEBHOOKS);
   const out = { ...env.webhookSecrets };
-  for (const key of keys) {
+  for (const key of Object.keys(WEBHOOKS.keys) as (keyof typeof WEBHOOKS.keys)[]) {
     // An empty key, or a reference that resolves to nothing, never switches verification off
     // when the platform's PLATFORM_*_WEBHOOK_* variable holds a secret: the variable stands.
-    if (b[key] !== undefined) out[key] = r.string(b[key], { path: `webhooks.${key}` }, { secret: true }) ?? out[key];
+    if (b[key] !== undefined) out[key] = r.field(WEBHOOKS, b, where, key) ?? out[key];
   }
   return out;
 }
 
 function readQueue(r: ConfigReader, raw: unknown): QueueConfig {
   const where: Location = { path: 'queue' };
-  const b = r.block(raw, where, Object.keys(DEFAULT_QUEUE));
+  const b = r.block(raw, where, QUEUE);
   const q = { ...DEFAULT_QUEUE };
-  for (const key of Object.keys(DEFAULT_QUEUE) as (keyof QueueConfig)[]) {
-    if (key === 'key_prefix') q.key_prefix = r.string(b.key_prefix, r.at(where, key)) ?? DEFAULT_QUEUE.key_prefix;
-    else q[key] = r.integer(b[key], r.at(where, key), DEFAULT_QUEUE[key], 1);
+  for (const key of Object.keys(QUEUE.keys) as (keyof QueueConfig)[]) {
+    if (key === 'key_prefix') q.key_prefix = r.field(QUEUE, b, where, key) ?? DEFAULT_QUEUE.key_prefix;
+    else q[key] = r.field(QUEUE, b, where, key);
   }
   return q;
 }
@@ -221,33 +222,33 @@ function readPipelines(r: ConfigReader, raw: unknown): Record<string, CommandPip
       r.problem(at, `pipeline ${name} is built in and cannot be redefined; the entry was ignored`);
       continue;
     }
-    const p = r.block(value, at, ['commands', 'timeout_seconds', 'publish']);
-    const commands = r.stringList(p.commands, r.at(at, 'commands'));
+    const p = r.block(value, at, PIPELINE);
+    const commands = r.field(PIPELINE, p, at, 'commands');
     if (commands.length === 0) {
       r.problem(at, `pipeline ${name} needs at least one command; it was not loaded`);
       continue;
     }
-    out[name] = { commands, timeout_seconds: r.integer(p.timeout_seconds, r.at(at, 'timeout_seconds'), 900, 1), publish: readPublish(r, r.at(at, 'publish'), p.publish) };
+    out[name] = { commands, timeout_seconds: r.field(PIPELINE, p, at, 'timeout_seconds'), publish: readPublish(r, r.at(at, 'publish'), p.publish) };
   }
   return out;
 }
 
 function readPublish(r: ConfigReader, at: Location, raw: unknown): PublishMode {
-  const value = r.string(raw, at);
-  if (value === null || value === PublishMode.None) return PublishMode.None;
-  if (value === PublishMode.PullRequest) return PublishMode.PullRequest;
+  const value = r.value(PIPELINE.keys.publish, raw, at);
+  if (value === null) return PublishMode.None;
+  if (PIPELINE.keys.publish.values.includes(value)) return value as PublishMode;
   r.problem(at, `${at.path} must be pull-request or none, not ${JSON.stringify(value)}; nothing is published`);
   return PublishMode.None;
 }
 
 function readGit(r: ConfigReader, raw: unknown): GitConfig {
   const where: Location = { path: 'git' };
-  const b = r.block(raw, where, ['author_name', 'author_email']);
-  const name = r.string(b.author_name, r.at(where, 'author_name'));
-  const email = r.string(b.author_email, r.at(where, 'author_email'));
+  const b = r.block(raw, where, GIT);
+  const name = r.field(GIT, b, where, 'author_name');
+  const email = r.field(GIT, b, where, 'author_email');
   // git refuses angle brackets and line breaks in an identity; say so here rather than fail every commit.
-  const valid = (v: string | null, key: string) => {
-    if (v !== null && /[<>\n\r]/.test(v)) {
+  const valid = (v: string | null, key: keyof typeof GIT.keys) => {
+    if (v !== null && !new RegExp(GIT.keys[key].pattern!).test(v)) {
       r.problem(r.at(where, key), `git.${key} must not contain <, > or a line break; the default stands`);
       return null;
     }
@@ -259,7 +260,7 @@ function readGit(r: ConfigReader, raw: unknown): GitConfig {
 function readCapacity(r: ConfigReader, raw: unknown): CapacityConfig | null {
   if (raw === undefined || raw === null) return null;
   const where: Location = { path: 'capacity' };
-  const b = r.block(raw, where, ['cpu', 'memory']);
+  const b = r.block(raw, where, CAPACITY);
   const cpu = b.cpu === undefined ? Number.POSITIVE_INFINITY : parseCpu(b.cpu);
   const memory = b.memory === undefined ? Number.POSITIVE_INFINITY : parseMemory(b.memory);
   if (cpu === null) r.problem(r.at(where, 'cpu'), 'capacity.cpu must be a number of cores such as 8 or 500m; capacity is unbounded');
@@ -270,15 +271,15 @@ function readCapacity(r: ConfigReader, raw: unknown): CapacityConfig | null {
 
 function readSandbox(r: ConfigReader, raw: unknown): SandboxConfig {
   const where: Location = { path: 'sandbox' };
-  const b = r.block(raw, where, ['backend', 'image', 'cpu', 'memory', 'agent_version', 'allow_agents_in_process', 'network', 'pids_limit', 'user', 'engine', 'orchestrator', 'registry']);
+  const b = r.block(raw, where, SANDBOX);
   const s = { ...DEFAULT_SANDBOX };
-  const backend = r.string(b.backend, r.at(where, 'backend'));
-  const kinds = Object.values(SandboxBackendKind) as string[];
+  const backend = r.field(SANDBOX, b, where, 'backend');
+  const kinds = SANDBOX.keys.backend.values;
   if (backend !== null) {
     if (kinds.includes(backend)) s.backend = backend as SandboxConfig['backend'];
     else r.problem(r.at(where, 'backend'), `sandbox.backend must be one of ${kinds.join(', ')}; using ${s.backend}`);
   }
-  s.image = r.string(b.image, r.at(where, 'image')) ?? s.image;
+  s.image = r.field(SANDBOX, b, where, 'image') ?? s.image;
   if (b.cpu !== undefined) {
     const cpu = parseCpu(b.cpu);
     if (cpu === null) r.problem(r.at(where, 'cpu'), `sandbox.cpu must be cores such as 1 or 500m; using ${s.cpu}`);
@@ -289,46 +290,49 @@ function readSandbox(r: ConfigReader, raw: unknown): SandboxConfig {
     if (memory === null) r.problem(r.at(where, 'memory'), 'sandbox.memory must be a quantity such as 2Gi; using 2Gi');
     else s.memory = memory;
   }
-  s.agent_version = r.string(b.agent_version, r.at(where, 'agent_version'));
-  s.allow_agents_in_process = r.boolean(b.allow_agents_in_process, r.at(where, 'allow_agents_in_process'), false);
+  s.agent_version = r.field(SANDBOX, b, where, 'agent_version');
+  s.allow_agents_in_process = r.field(SANDBOX, b, where, 'allow_agents_in_process');
   readContainerSettings(r, where, b, s);
   return s;
 }
 
 /** The container backends' keys: network, limits, user, engine, orchestrator and registry. */
 function readContainerSettings(r: ConfigReader, where: Location, b: Record<string, unknown>, s: SandboxConfig): void {
-  const network = r.string(b.network, r.at(where, 'network'));
-  const networks = Object.values(SandboxNetwork) as string[];
+  const network = r.field(SANDBOX, b, where, 'network');
+  const networks = SANDBOX.keys.network.values;
   if (network !== null) {
     if (networks.includes(network)) s.network = network as SandboxNetwork;
     else r.problem(r.at(where, 'network'), `sandbox.network must be one of ${networks.join(', ')}; using none`);
   }
-  s.pids_limit = r.integer(b.pids_limit, r.at(where, 'pids_limit'), s.pids_limit, 16);
-  const user = r.string(b.user, r.at(where, 'user'));
+  s.pids_limit = r.field(SANDBOX, b, where, 'pids_limit', s.pids_limit);
+  const user = r.field(SANDBOX, b, where, 'user');
   if (user !== null) {
-    if (/^\d+(:\d+)?$/.test(user) && !/^0(:|$)/.test(user)) s.user = user;
+    if (new RegExp(SANDBOX.keys.user.pattern!).test(user)) s.user = user;
     else r.problem(r.at(where, 'user'), `sandbox.user must be a numeric uid or uid:gid other than root (0); using ${s.user}`);
   }
   if (b.engine !== undefined) {
     const at = r.at(where, 'engine');
-    const e = r.block(b.engine, at, ['host']);
-    s.engine = { host: r.string(e.host, r.at(at, 'host')) };
+    const ENGINE = SANDBOX.keys.engine;
+    const e = r.block(b.engine, at, ENGINE);
+    s.engine = { host: r.field(ENGINE, e, at, 'host') };
   }
   if (b.orchestrator !== undefined) {
     const at = r.at(where, 'orchestrator');
-    const o = r.block(b.orchestrator, at, ['namespace', 'kubeconfig']);
+    const ORCHESTRATOR = SANDBOX.keys.orchestrator;
+    const o = r.block(b.orchestrator, at, ORCHESTRATOR);
     s.orchestrator = {
-      namespace: r.string(o.namespace, r.at(at, 'namespace')) ?? s.orchestrator.namespace,
-      kubeconfig: r.string(o.kubeconfig, r.at(at, 'kubeconfig')),
+      namespace: r.field(ORCHESTRATOR, o, at, 'namespace') ?? s.orchestrator.namespace,
+      kubeconfig: r.field(ORCHESTRATOR, o, at, 'kubeconfig'),
     };
   }
   if (b.registry !== undefined && b.registry !== null) {
     const at = r.at(where, 'registry');
-    const g = r.block(b.registry, at, ['server', 'username', 'password']);
-    const server = r.string(g.server, r.at(at, 'server'));
-    const username = r.string(g.username, r.at(at, 'username'));
+    const REGISTRY = SANDBOX.keys.registry;
+    const g = r.block(b.registry, at, REGISTRY);
+    const server = r.field(REGISTRY, g, at, 'server');
+    const username = r.field(REGISTRY, g, at, 'username');
     if (server === null || username === null) r.problem(at, 'sandbox.registry needs server and username (and password through ${NAME}); images are pulled anonymously');
-    else s.registry = { server, username, password: r.string(g.password, r.at(at, 'password'), { secret: true }) };
+    else s.registry = { server, username, password: r.field(REGISTRY, g, at, 'password') };
   }
 }
 

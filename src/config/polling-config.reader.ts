@@ -1,13 +1,11 @@
 import { ALL_PLATFORMS, triggerKeyOf } from '../platforms/platform.js';
 import type { ConfigReader, Location } from './config-reader.js';
+import { MIN_POLL_INTERVAL_SECONDS, POLLING } from './config-shape.js';
 import type { PollingConfig, ProjectConfig } from './service-config.js';
 
-const POLLING_KEYS = ['enabled', 'interval_seconds'];
-
 /** Polling defaults: off; once a minute when on. */
-export const DEFAULT_POLLING: PollingConfig = { enabled: false, interval_seconds: 60 };
-/** Shorter intervals would spend a tracker's rate limit on polling alone. */
-export const MIN_POLL_INTERVAL_SECONDS = 10;
+export const DEFAULT_POLLING: PollingConfig = { enabled: POLLING.keys.enabled.default, interval_seconds: POLLING.keys.interval_seconds.default };
+export { MIN_POLL_INTERVAL_SECONDS };
 
 /**
  * `polling:` of a trigger block; null when absent (webhooks only). An interval that is not an
@@ -15,10 +13,10 @@ export const MIN_POLL_INTERVAL_SECONDS = 10;
  */
 export function readPolling(r: ConfigReader, where: Location, raw: unknown): PollingConfig | null {
   if (raw === undefined || raw === null) return null;
-  const b = r.block(raw, where, POLLING_KEYS);
+  const b = r.block(raw, where, POLLING);
   return {
-    enabled: r.boolean(b.enabled, r.at(where, 'enabled'), DEFAULT_POLLING.enabled),
-    interval_seconds: r.integer(b.interval_seconds, r.at(where, 'interval_seconds'), DEFAULT_POLLING.interval_seconds, MIN_POLL_INTERVAL_SECONDS),
+    enabled: r.field(POLLING, b, where, 'enabled'),
+    interval_seconds: r.field(POLLING, b, where, 'interval_seconds'),
   };
 }
 

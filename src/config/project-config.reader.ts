@@ -1,18 +1,10 @@
 import { ALL_PLATFORMS, Platform, isPlatform, triggerKeyOf } from '../platforms/platform.js';
 import type { ConfigReader, Location } from './config-reader.js';
+import { PR_COMMANDS, PROJECT, REPO, TRIGGER } from './config-shape.js';
 import { readAgent } from './agent-config.reader.js';
 import { readPolling } from './polling-config.reader.js';
 import { readSecurityScan } from './security-scan-config.reader.js';
 import type { AgentConfig, PrCommandsConfig, ProjectConfig, RepoConfig, SecurityScanConfig, TriggerConfig } from './service-config.js';
-
-const PROJECT_KEYS = ['tracker', 'repos', 'pr_commands', 'agent', 'security_scan', ...ALL_PLATFORMS.map(triggerKeyOf)];
-const REPO_KEYS = ['name', 'platform', 'url', 'api_url', 'path_prefix', 'auth_secret', 'branch'];
-const TRIGGER_KEYS = [
-  'trigger_statuses', 'pipeline_from_label', 'default_pipeline', 'done_status', 'comment_keyword',
-  'pr_trigger_label', 'needs_clarification_status', 'organization_url', 'team_project', 'site_url',
-  'project_key', 'secret', 'credentials', 'polling',
-];
-const PR_COMMAND_KEYS = ['enabled', 'require_member', 'allowed_pipelines'];
 
 /**
  * One project; null when it cannot be routed at all (no valid tracker). `baseAgent`,
@@ -22,8 +14,8 @@ export function readProject(
   r: ConfigReader, name: string, raw: unknown, baseAgent: AgentConfig, baseSecurityScan: SecurityScanConfig,
 ): ProjectConfig | null {
   const where: Location = { project: name, path: `projects.${name}` };
-  const block = r.block(raw, where, PROJECT_KEYS);
-  const trackerRaw = r.string(block.tracker, r.at(where, 'tracker'));
+  const block = r.block(raw, where, PROJECT);
+  const trackerRaw = r.field(PROJECT, block, where, 'tracker');
   if (!isPlatform(trackerRaw)) {
     r.problem(r.at(where, 'tracker'), `project ${name} needs tracker: one of ${ALL_PLATFORMS.join(', ')}; the project was not loaded`);
     return null;
@@ -53,15 +45,15 @@ function readRepos(r: ConfigReader, where: Location, raw: unknown): RepoConfig[]
   const repos: RepoConfig[] = [];
   raw.forEach((item, i) => {
     const at = r.at(where, `[${i}]`);
-    const block = r.block(item, at, REPO_KEYS);
-    const name = r.string(block.name, r.at(at, 'name'));
-    const platform = r.string(block.platform, r.at(at, 'platform'));
-    const url = r.string(block.url, r.at(at, 'url'));
+    const block = r.block(item, at, REPO);
+    const name = r.field(REPO, block, at, 'name');
+    const platform = r.field(REPO, block, at, 'platform');
+    const url = r.field(REPO, block, at, 'url');
     if (!name || !url || !isPlatform(platform)) {
       r.problem(at, `repository ${i} needs name, url and platform (one of ${ALL_PLATFORMS.join(', ')}); it was not loaded`);
       return;
     }
-    if (platform === Platform.Jira) {
+    if (!REPO.keys.platform.values.includes(platform)) {
       r.problem(r.at(at, 'platform'), `repository ${name}: ${Platform.Jira} (Jira) hosts no repositories; use the platform of its code host; it was not loaded`);
       return;
     }
@@ -73,21 +65,21 @@ function readRepos(r: ConfigReader, where: Location, raw: unknown): RepoConfig[]
       name,
       platform,
       url,
-      api_url: r.string(block.api_url, r.at(at, 'api_url')),
-      path_prefix: r.string(block.path_prefix, r.at(at, 'path_prefix')) ?? '',
-      auth_secret: r.string(block.auth_secret, r.at(at, 'auth_secret'), { secret: true }),
-      branch: r.string(block.branch, r.at(at, 'branch')),
+      api_url: r.field(REPO, block, at, 'api_url'),
+      path_prefix: r.field(REPO, block, at, 'path_prefix') ?? '',
+      auth_secret: r.field(REPO, block, at, 'auth_secret'),
+      branch: r.field(REPO, block, at, 'branch'),
     });
   });
   return repos;
 }
 
 function readTrigger(r: ConfigReader, where: Location, raw: unknown): TriggerConfig {
-  const b = r.block(raw, where, TRIGGER_KEYS);
-  const s = (key: string, secret = false) => r.string(b[key], r.at(where, key), { secret });
+  const b = r.block(raw, where, TRIGGER);
+  const s = (key: Exclude<keyof typeof TRIGGER.keys, 'trigger_statuses' | 'pipeline_from_label' | 'polling'>) => r.field(TRIGGER, b, where, key);
   return {
-    trigger_statuses: r.stringList(b.trigger_statuses, r.at(where, 'trigger_statuses')),
-    pipeline_from_label: r.stringMap(b.pipeline_from_label, r.at(where, 'pipeline_from_label')),
+    trigger_statuses: r.field(TRIGGER, b, where, 'trigger_statuses'),
+    pipeline_from_label: r.field(TRIGGER, b, where, 'pipeline_from_label'),
     default_pipeline: s('default_pipeline'),
     done_status: s('done_status'),
     comment_keyword: s('comment_keyword'),
@@ -97,18 +89,18 @@ function readTrigger(r: ConfigReader, where: Location, raw: unknown): TriggerCon
     team_project: s('team_project'),
     site_url: s('site_url'),
     project_key: s('project_key'),
-    secret: s('secret', true),
-    credentials: s('credentials', true),
+    secret: s('secret'),
+    credentials: s('credentials'),
     polling: readPolling(r, r.at(where, 'polling'), b.polling),
   };
 }
 
 function readPrCommands(r: ConfigReader, where: Location, raw: unknown): PrCommandsConfig {
-  const b = r.block(raw, where, PR_COMMAND_KEYS);
+  const b = r.block(raw, where, PR_COMMANDS);
   return {
-    enabled: r.boolean(b.enabled, r.at(where, 'enabled'), false),
-    require_member: r.boolean(b.require_member, r.at(where, 'require_member'), true),
-    allowed_pipelines: b.allowed_pipelines === undefined ? null : r.stringList(b.allowed_pipelines, r.at(where, 'allowed_pipelines')),
+    enabled: r.field(PR_COMMANDS, b, where, 'enabled'),
+    require_member: r.field(PR_COMMANDS, b, where, 'require_member'),
+    allowed_pipelines: b.allowed_pipelines === undefined ? null : r.field(PR_COMMANDS, b, where, 'allowed_pipelines'),
   };
 }
 

@@ -4,11 +4,15 @@ const MEMORY_UNITS: Record<string, number> = {
   Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3, Ti: 1024 ** 4,
 };
 
+/** What parseCpu and parseMemory accept as a string (the schema's patterns too). */
+export const CPU_QUANTITY = /^\s*(\d+(?:\.\d+)?)\s*(m?)\s*$/;
+export const MEMORY_QUANTITY = /^\s*(\d+(?:\.\d+)?)\s*(Ki|Mi|Gi|Ti|k|K|M|G|T|)\s*$/;
+
 /** "16Gi" → bytes; a bare number is bytes. null when unparseable. */
 export function parseMemory(value: unknown): number | null {
   if (typeof value === 'number') return Number.isFinite(value) && value > 0 ? value : null;
   if (typeof value !== 'string') return null;
-  const match = /^\s*(\d+(?:\.\d+)?)\s*([kKMGT]i?|)\s*$/.exec(value);
+  const match = MEMORY_QUANTITY.exec(value);
   if (!match) return null;
   const unit = MEMORY_UNITS[match[2]];
   if (unit === undefined) return null;
@@ -20,7 +24,7 @@ export function parseMemory(value: unknown): number | null {
 export function parseCpu(value: unknown): number | null {
   if (typeof value === 'number') return Number.isFinite(value) && value > 0 ? value : null;
   if (typeof value !== 'string') return null;
-  const match = /^\s*(\d+(?:\.\d+)?)\s*(m?)\s*$/.exec(value);
+  const match = CPU_QUANTITY.exec(value);
   if (!match) return null;
   const cores = Number(match[1]) / (match[2] === 'm' ? 1000 : 1);
   return cores > 0 ? cores : null;

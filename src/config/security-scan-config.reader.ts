@@ -1,8 +1,7 @@
 import { FindingSeverity } from '../agent/agent-types.js';
 import type { ConfigReader, Location } from './config-reader.js';
+import { SECURITY_SCAN } from './config-shape.js';
 import { FAIL_THRESHOLDS, type FailThreshold, NO_FAIL_THRESHOLD, type ProjectConfig, type SecurityScanConfig, type ServiceConfig } from './service-config.js';
-
-const SECURITY_SCAN_KEYS = ['fail_on'];
 
 /**
  * A `security_scan:` block laid over `base` (the top-level block over the defaults, a project's
@@ -10,12 +9,12 @@ const SECURITY_SCAN_KEYS = ['fail_on'];
  * the key, and the base's value stands.
  */
 export function readSecurityScan(r: ConfigReader, where: Location, raw: unknown, base: SecurityScanConfig): SecurityScanConfig {
-  const b = r.block(raw, where, SECURITY_SCAN_KEYS);
+  const b = r.block(raw, where, SECURITY_SCAN);
   const out: SecurityScanConfig = { ...base };
   if (b.fail_on !== undefined && b.fail_on !== null) {
     const at = r.at(where, 'fail_on');
-    const value = r.string(b.fail_on, at);
-    if (value !== null && (FAIL_THRESHOLDS as readonly string[]).includes(value)) out.fail_on = value as FailThreshold;
+    const value = r.field(SECURITY_SCAN, b, where, 'fail_on');
+    if (value !== null && SECURITY_SCAN.keys.fail_on.values.includes(value)) out.fail_on = value as FailThreshold;
     else if (value !== null) {
       r.problem(at, `${at.path} must be one of ${FAIL_THRESHOLDS.join(', ')}, not ${JSON.stringify(value)}; using ${base.fail_on}`);
     }
