@@ -27,7 +27,10 @@ export function RunHeader({ run, now }: { run: Run; now: number }) {
         <Field term="State"><StateBadge state={run.state} /></Field>
         <Field term="Ticket">
           {run.ticket ? (
-            <Link to="/runs" search={{ ticket: run.ticket, project: run.project }} className="text-blue-700 underline dark:text-blue-300" title="Runs of this ticket">{run.ticket}</Link>
+            <span className="flex flex-wrap gap-2">
+              <Link to="/runs" search={{ ticket: run.ticket, project: run.project }} className="text-blue-700 underline dark:text-blue-300" title="Runs of this ticket">{run.ticket}</Link>
+              {run.ticketUrl ? <a href={run.ticketUrl} target="_blank" rel="noreferrer" className="text-blue-700 underline dark:text-blue-300">open in the tracker</a> : null}
+            </span>
           ) : run.target ? `${run.target.repo}#${run.target.number}` : '—'}
         </Field>
         <Field term="Project">{run.project}</Field>

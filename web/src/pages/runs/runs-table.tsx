@@ -47,6 +47,9 @@ export function RunsTable({ runs }: { runs: Run[] }) {
                   <Link to="/runs/$runId" params={{ runId: run.id }} className="text-blue-700 underline dark:text-blue-300">
                     {run.ticket ?? (run.target ? `${run.target.repo}#${run.target.number}` : run.id.slice(0, 8))}
                   </Link>
+                  {run.ticketUrl ? (
+                    <a href={run.ticketUrl} target="_blank" rel="noreferrer" aria-label={`Open ${run.ticket} in the tracker`} title="Open in the tracker" className="ml-1 text-slate-600 dark:text-slate-400">↗</a>
+                  ) : null}
                 </td>
                 <td className="px-3">{run.pipeline}</td>
                 <td className="px-3 whitespace-nowrap">{formatTime(run.createdAt)}</td>
