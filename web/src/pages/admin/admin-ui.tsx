@@ -1,6 +1,5 @@
 import { type InputHTMLAttributes, type ReactNode, type Ref, useId } from 'react';
 import { Dialog, Heading, Modal, ModalOverlay } from 'react-aria-components';
-import './csp-safe-press';
 import { type Refusal, splitByField } from './refusal';
 
 export const INPUT = 'w-full rounded border border-slate-300 bg-white px-2 py-1 text-sm dark:border-slate-600 dark:bg-slate-900 aria-[invalid=true]:border-red-600 dark:aria-[invalid=true]:border-red-400';
