@@ -29,14 +29,16 @@ describe.skipIf(browserUnavailable)(`a refused token${browserUnavailable ? ` (sk
     await inspectPage(p, 'runs-refused-token');
   });
 
-  // The identity page showing refusals is being built beside these tests (issue 25, item 5);
-  // enable this when it lands.
-  it.skip('the identity page names the check that refused the token, with the expected audience beside the presented one', async () => {
+  it('the identity page names the check that refused the token, with the expected audience beside the presented one', async () => {
     const p = await stand.newPage();
     await p.signIn('/identity', 'reader');
     await p.heading('Identity');
     const main = p.page.getByRole('main');
-    await main.getByText(/audience/i).first().waitFor({ timeout: UI_TIMEOUT_MS });
+    await main.getByRole('heading', { name: 'Your token was refused by the audience check' }).waitFor({ timeout: UI_TIMEOUT_MS });
+    // The refusing row of the comparison: expected audience beside the presented one.
+    const row = main.getByRole('row').filter({ hasText: 'refused here' });
+    await row.getByText(DASHBOARD_AUDIENCE).first().waitFor({ timeout: UI_TIMEOUT_MS });
+    await row.getByText(WRONG_AUDIENCE).first().waitFor({ timeout: UI_TIMEOUT_MS });
     await main.getByText(DASHBOARD_AUDIENCE).first().waitFor({ timeout: UI_TIMEOUT_MS });
     await main.getByText(WRONG_AUDIENCE).first().waitFor({ timeout: UI_TIMEOUT_MS });
     await inspectPage(p, 'identity-refused');

@@ -30,7 +30,7 @@ export function IdentityPage() {
         <RefusalPanel refusal={refusal} onSignIn={session.enabled ? () => void session.signIn(`${location.pathname}${location.search}`) : undefined} />
       ) : null}
       {identity.data?.authenticated ? <CallerPanel identity={identity.data} userName={session.userName()} /> : null}
-      <FindingsPanel findings={findings} />
+      <FindingsPanel findings={findings} refused={Boolean(refusal && refusal.reason !== 'not_configured')} />
       <SettingsPanel />
     </section>
   );
@@ -129,11 +129,11 @@ function CallerPanel({ identity, userName }: { identity: Identity; userName: str
   );
 }
 
-function FindingsPanel({ findings }: { findings: Finding[] }) {
+function FindingsPanel({ findings, refused = false }: { findings: Finding[]; refused?: boolean }) {
   return (
     <div className={PANEL}>
       <h2 className={H2}>Findings about sign-in</h2>
-      {findings.length === 0 ? <p className="text-sm">None: your token's claims resolve as configured and the dashboard's scopes match the server's audience.</p> : (
+      {findings.length === 0 ? <p className="text-sm">{refused ? 'None besides the refusal above: the dashboard\'s scopes match the server\'s audience.' : 'None: your token\'s claims resolve as configured and the dashboard\'s scopes match the server\'s audience.'}</p> : (
         <ul className="space-y-1 text-sm">
           {findings.map((f) => (
             <li key={f.reason} className="rounded border border-amber-300 bg-amber-50 px-3 py-2 text-amber-950 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-50">
