@@ -23,6 +23,9 @@ const pullRequests = createRoute({ getParentRoute: () => root, path: '/pull-requ
 const statistics = createRoute({ getParentRoute: () => root, path: '/statistics', component: lazyRouteComponent(() => import('../pages/statistics'), 'StatisticsPage') });
 const findings = createRoute({ getParentRoute: () => root, path: '/findings', component: lazyRouteComponent(() => import('../pages/findings'), 'FindingsPage') });
 const identity = createRoute({ getParentRoute: () => root, path: '/identity', component: lazyRouteComponent(() => import('../pages/identity'), 'IdentityPage') });
+const projects = createRoute({ getParentRoute: () => root, path: '/projects', component: lazyRouteComponent(() => import('../pages/projects/projects-page'), 'ProjectsPage') });
+const addProject = createRoute({ getParentRoute: () => root, path: '/projects/new', component: lazyRouteComponent(() => import('../pages/projects/add-project-page'), 'AddProjectPage') });
+const diagnostics = createRoute({ getParentRoute: () => root, path: '/diagnostics', component: lazyRouteComponent(() => import('../pages/diagnostics/diagnostics-page'), 'DiagnosticsPage') });
 
 /** The run page's URL state: the log's filters and the line a link points at. */
 export interface RunSearch {
@@ -46,7 +49,7 @@ export function parseRunSearch(search: Record<string, unknown>): RunSearch {
 }
 
 export function createAppRouter(queryClient: QueryClient) {
-  const tree = root.addChildren([index, runsRoute, runRoute, pullRequests, statistics, findings, identity]);
+  const tree = root.addChildren([index, runsRoute, runRoute, pullRequests, statistics, findings, identity, projects, addProject, diagnostics]);
   return createRouter({ routeTree: tree, context: { queryClient }, defaultPreload: 'intent', scrollRestoration: true });
 }
 

@@ -8,6 +8,8 @@ export const NAV_PAGES: { to: string; label: string; permission: string | null }
   { to: '/statistics', label: 'Statistics', permission: 'runs.read' },
   { to: '/findings', label: 'Findings', permission: null },
   { to: '/identity', label: 'Identity', permission: null },
+  { to: '/projects', label: 'Projects', permission: 'config.read' },
+  { to: '/diagnostics', label: 'Diagnostics', permission: 'diagnostics.read' },
 ];
 
 function NavLink({ to, label, permission }: (typeof NAV_PAGES)[number]) {
