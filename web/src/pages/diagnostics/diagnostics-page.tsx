@@ -31,15 +31,17 @@ export function DiagnosticsPage() {
     [api, queryClient],
   );
   const connections = snapshot.data?.connections ?? [];
-  const anyRunning = [...probes.values()].some((p) => p.state === 'running');
+  const [probingAll, setProbingAll] = useState(false);
+  const probeAll = () => {
+    setProbingAll(true);
+    void runner.runAll(connections.map((c) => c.name)).finally(() => setProbingAll(false));
+  };
 
   return (
     <section>
       <PageTitle
         actions={canProbe && connections.length > 0 ? (
-          <Button tone="primary" isDisabled={anyRunning} onPress={() => void runner.runAll(connections.map((c) => c.name))}>
-            {anyRunning ? 'Probing…' : 'Probe all'}
-          </Button>
+          <Button tone="primary" isDisabled={probingAll} onPress={probeAll}>{probingAll ? 'Probing all…' : 'Probe all'}</Button>
         ) : null}
       >
         Diagnostics
