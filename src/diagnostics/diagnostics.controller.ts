@@ -8,7 +8,7 @@ import type { ErrorBody } from '../common/error-body.js';
 import { requestValidation } from '../common/request-validation.js';
 import { ApiErrorFilter } from '../dashboard/api-error.filter.js';
 import { DiagnosticsService } from './diagnostics.service.js';
-import { DiagnosticsSnapshotDto, ProbeBody, ProbeResultDto } from './dto/diagnostics.dto.js';
+import { CandidateProbeBody, CandidateProbeResultDto, DiagnosticsSnapshotDto, ProbeBody, ProbeResultDto } from './dto/diagnostics.dto.js';
 
 /** Which of the service's connections work (contract "Diagnostics"). */
 @ApiTags('diagnostics')
@@ -43,5 +43,18 @@ export class DiagnosticsController {
     const answer = this.diagnostics.probe(body.name);
     if (answer === null) throw new NotFoundException({ error: `no connection named ${JSON.stringify(clipText(body.name, 100))}` } satisfies ErrorBody);
     return answer;
+  }
+
+  @Post('probe-candidate')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Probe a connection before saving it',
+    description: 'One read-only authenticated round trip to a tracker or repository described in the body (as "Add project" does before saving), bounded like a probe. Nothing is stored or remembered; the token is used for this request only and never answered. Needs config.write as well, since it sends a credential to an address the caller chooses.',
+  })
+  @ApiOkResponse({ type: CandidateProbeResultDto, description: 'the probe ran; `ok` says whether the connection works' })
+  @ApiBadRequestResponse({ type: ErrorBodyDto, description: 'a malformed body' })
+  @RequirePermissions(Permission.DiagnosticsProbe, Permission.ConfigWrite)
+  probeCandidate(@Body() body: CandidateProbeBody): Promise<CandidateProbeResultDto> {
+    return this.diagnostics.probeCandidate({ kind: body.kind, platform: body.platform, url: body.url, api_url: body.api_url ?? null, token: body.token });
   }
 }

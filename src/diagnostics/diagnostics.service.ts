@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { clipText } from '../common/clip-text.js';
 import { collectSecrets, scrubSecrets } from '../common/secret-scrubber.js';
@@ -7,6 +8,8 @@ import { DatabaseService, describe } from '../database/database.service.js';
 import { StoreConnectionService } from '../store/store-connection.service.js';
 import { BackgroundSubsystem } from '../store/subsystem.js';
 import { SubsystemsService } from '../store/subsystems.service.js';
+import { candidateConnectionOf, probeHttp, type CandidateConnection } from '../platforms/platform-connections.js';
+import { credentialFreeUrl } from './target-url.js';
 import { ConnectionBook, latest, type Observed } from './connection-book.service.js';
 import { AUTHORITY_KEY, ConnectionCatalog, type ConnectionEntry, DATABASE_KEY, STORE_KEY } from './connection-catalog.service.js';
 import type { ConnectionKind } from './connection-kind.js';
@@ -30,6 +33,13 @@ export interface ProbeAnswer {
   error: string | null;
 }
 
+export interface CandidateProbeAnswer {
+  ok: boolean;
+  latencyMs: number;
+  target: string | null;
+  error: string | null;
+}
+
 /** Error texts are short: a sentence for a person, not a dump. */
 const MAX_ERROR = 500;
 
@@ -42,6 +52,7 @@ const MAX_ERROR = 500;
 @Injectable()
 export class DiagnosticsService implements OnModuleDestroy {
   private readonly inFlight = new Map<string, Promise<ProbeAnswer>>();
+  private readonly inFlightCandidates = new Map<string, Promise<CandidateProbeAnswer>>();
   private readonly unsubscribe: (() => void)[] = [];
 
   constructor(
@@ -78,6 +89,21 @@ export class DiagnosticsService implements OnModuleDestroy {
     return answer;
   }
 
+  /**
+   * Probes a connection described in the request, before anything is saved: built as a configured
+   * one would be, bounded the same, remembered nowhere (the snapshot has no such connection). Two
+   * identical candidates at once share one round trip. The candidate's token is scrubbed from
+   * what is answered, with every secret the service knows.
+   */
+  probeCandidate(candidate: CandidateConnection): Promise<CandidateProbeAnswer> {
+    const key = `candidate:${createHash('sha256').update(JSON.stringify(candidate)).digest('hex')}`;
+    const running = this.inFlightCandidates.get(key);
+    if (running) return running;
+    const answer = this.runCandidate(candidate).finally(() => this.inFlightCandidates.delete(key));
+    this.inFlightCandidates.set(key, answer);
+    return answer;
+  }
+
   onModuleDestroy(): void {
     for (const off of this.unsubscribe) off();
   }
@@ -94,6 +120,22 @@ export class DiagnosticsService implements OnModuleDestroy {
     const latencyMs = Math.round(performance.now() - started);
     this.book.record(probeKey(entry), error === null, error);
     return { name: entry.name, ok: error === null, latencyMs, error };
+  }
+
+  private async runCandidate(candidate: CandidateConnection): Promise<CandidateProbeAnswer> {
+    const timeoutMs = this.options.probeTimeoutMs;
+    const started = performance.now();
+    const scrub = this.scrubber(candidateSecrets(candidate.token));
+    const connection = candidateConnectionOf(candidate, probeHttp(timeoutMs));
+    const target = connection.target === null ? null : credentialFreeUrl(scrub(connection.target));
+    let error: string | null = null;
+    try {
+      if ('unconfigured' in connection) throw new Error(`not usable: ${connection.unconfigured}`);
+      await withTimeout(connection.probe(), timeoutMs, `no answer within ${timeoutMs} ms (timed out)`);
+    } catch (failure) {
+      error = clipText(scrub(describeFailure(failure)), MAX_ERROR);
+    }
+    return { ok: error === null, latencyMs: Math.round(performance.now() - started), target, error };
   }
 
   private view(entry: ConnectionEntry, scrub: (text: string) => string): ConnectionView {
@@ -126,8 +168,8 @@ export class DiagnosticsService implements OnModuleDestroy {
     }
   }
 
-  private scrubber(): (text: string) => string {
-    const secrets = collectSecrets(this.config.config, this.config.env);
+  private scrubber(extra: string[] = []): (text: string) => string {
+    const secrets = [...collectSecrets(this.config.config, this.config.env), ...extra];
     return (text) => scrubSecrets(text, secrets);
   }
 }
@@ -135,6 +177,14 @@ export class DiagnosticsService implements OnModuleDestroy {
 /** A probe's record is kept under the connection's name, beside what normal work reported under its key. */
 function probeKey(entry: ConnectionEntry): string {
   return `probe:${entry.name}`;
+}
+
+/** A candidate's token as the clients may have sent it: whole, and a Jira `user:token`'s token half (its encodings are scrubbed with it). */
+function candidateSecrets(token: string): string[] {
+  const out = [token];
+  const sep = token.indexOf(':');
+  if (sep > 0 && token.length - sep > 4) out.push(token.slice(sep + 1));
+  return out;
 }
 
 function describeFailure(failure: unknown): string {

@@ -62,6 +62,29 @@ export function repositoryConnectionOf(repo: RepoConfig, http: TrackerHttpOption
   });
 }
 
+/**
+ * A connection described by a person before it is saved (the dashboard's "Add project"):
+ * `tracker` or `repository` on a platform, at `url` (GitHub, GitLab, Azure DevOps repository:
+ * the repository's web URL; Azure DevOps tracker: the organization URL; Jira: the site URL),
+ * with `token` (Jira: `user:api-token` or a Data Center PAT). Built exactly as a configured one
+ * is, so a candidate that probes ok works the same once saved.
+ */
+export interface CandidateConnection {
+  kind: 'tracker' | 'repository';
+  platform: Platform;
+  url: string;
+  api_url: string | null;
+  token: string;
+}
+
+export function candidateConnectionOf(candidate: CandidateConnection, http: TrackerHttpOptions): PlatformConnection | UnconfiguredConnection {
+  const { kind, platform, url, api_url, token } = candidate;
+  if (kind === 'tracker' && platform === Platform.AzureDevOps) return guarded(() => azureDevOpsTrackerConnection(url, token, http));
+  if (kind === 'tracker' && platform === Platform.Jira) return guarded(() => jiraConnection(url, token, http));
+  // A GitHub or GitLab tracker is its repository's issues: probed on the repository, as configured ones are.
+  return repositoryConnectionOf({ name: 'candidate', platform, url, api_url, path_prefix: '', auth_secret: token, branch: null }, http);
+}
+
 /** A URL the clients cannot parse is a configuration gap, not a server error. */
 function guarded(build: () => PlatformConnection | UnconfiguredConnection): PlatformConnection | UnconfiguredConnection {
   try {

@@ -65,6 +65,7 @@ describe('the refusal of every guarded route', () => {
       'get /api/config/export': ['config.export', 'secrets.read'], 'post /api/config/import': ['config.import', 'secrets.write'],
       'get /api/archive': ['archive.export'], 'post /api/archive': ['archive.import'],
       'get /api/diagnostics/connections': ['diagnostics.read'], 'post /api/diagnostics/probe': ['diagnostics.probe'],
+      'post /api/diagnostics/probe-candidate': ['config.write', 'diagnostics.probe'],
     };
     const declared = Object.fromEntries(guarded.map((r) => [`${r.method} ${r.nestPath}`, [...r.declared.permissions].sort()]));
     expect(declared).toEqual(CONTRACT);

@@ -1,5 +1,5 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
-import { IsString, Length } from 'class-validator';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { IsIn, IsOptional, IsString, Length } from 'class-validator';
 import { ALL_PLATFORMS, type Platform } from '../../platforms/platform.js';
 import { ConnectionKind } from '../connection-kind.js';
 
@@ -58,4 +58,36 @@ export class ProbeResultDto {
   @ApiProperty() ok: boolean;
   @ApiProperty({ description: 'how long the round trip took (to the failure or the timeout when it failed)' }) latencyMs: number;
   @ApiProperty({ type: String, nullable: true, description: 'why it failed; scrubbed of every secret the service knows' }) error: string | null;
+}
+
+/** `POST /api/diagnostics/probe-candidate`: a connection not saved yet. */
+@ApiSchema({ name: 'DiagnosticsCandidateProbeBody' })
+export class CandidateProbeBody {
+  @ApiProperty({ enum: ['tracker', 'repository'], description: 'a project\'s tracker, or one of its repositories' })
+  @IsIn(['tracker', 'repository'], { message: 'kind must be tracker or repository' })
+  kind!: 'tracker' | 'repository';
+
+  @ApiProperty({ enum: ALL_PLATFORMS })
+  @IsIn(ALL_PLATFORMS as Platform[], { message: `platform must be one of ${ALL_PLATFORMS.join(', ')}` })
+  platform!: Platform;
+
+  @ApiProperty({ description: 'GitHub, GitLab, Azure DevOps repository: its web URL; Azure DevOps tracker: the organization URL; Jira: the site URL', example: 'https://github.com/acme/shop', maxLength: 2000 })
+  @IsString({ message: 'url must be a string' }) @Length(1, 2000, { message: 'url must be 1 to 2000 characters' })
+  url!: string;
+
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'the host\'s API base when it is not the platform\'s public one (GitHub Enterprise, a self-hosted GitLab, a stand-in)', maxLength: 2000 })
+  @IsOptional() @IsString({ message: 'api_url must be a string' }) @Length(1, 2000, { message: 'api_url must be 1 to 2000 characters' })
+  api_url?: string | null;
+
+  @ApiProperty({ description: 'the credential to try (Jira: `user:api-token`); used for this one request, never stored, logged or answered', maxLength: 65536, writeOnly: true })
+  @IsString({ message: 'token must be a string' }) @Length(1, 65536, { message: 'token must be 1 to 65536 characters' })
+  token!: string;
+}
+
+@ApiSchema({ name: 'DiagnosticsCandidateProbeResult' })
+export class CandidateProbeResultDto {
+  @ApiProperty() ok: boolean;
+  @ApiProperty({ description: 'how long the round trip took (to the failure or the timeout when it failed)' }) latencyMs: number;
+  @ApiProperty({ type: String, nullable: true, description: 'the URL the probe read, without credentials; null when the description is not usable' }) target: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'why it failed (the host\'s answer, or what is missing); scrubbed of the token and every secret the service knows' }) error: string | null;
 }

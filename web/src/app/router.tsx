@@ -54,6 +54,9 @@ export const changesRoute = createRoute({
   component: lazyRouteComponent(() => import('../pages/admin/changes/changes-page'), 'ChangesPage'),
 });
 const ADMIN_ROUTES = [accessIndex, accessRoute, configPage, secretsPage, changesRoute];
+const projects = createRoute({ getParentRoute: () => root, path: '/projects', component: lazyRouteComponent(() => import('../pages/projects/projects-page'), 'ProjectsPage') });
+const addProject = createRoute({ getParentRoute: () => root, path: '/projects/new', component: lazyRouteComponent(() => import('../pages/projects/add-project-page'), 'AddProjectPage') });
+const diagnostics = createRoute({ getParentRoute: () => root, path: '/diagnostics', component: lazyRouteComponent(() => import('../pages/diagnostics/diagnostics-page'), 'DiagnosticsPage') });
 
 /** The run page's URL state: the log's filters and the line a link points at. */
 export interface RunSearch {
@@ -77,7 +80,7 @@ export function parseRunSearch(search: Record<string, unknown>): RunSearch {
 }
 
 export function createAppRouter(queryClient: QueryClient) {
-  const tree = root.addChildren([index, runsRoute, runRoute, pullRequestsRoute, statisticsRoute, findings, identity, ...ADMIN_ROUTES]);
+  const tree = root.addChildren([index, runsRoute, runRoute, pullRequestsRoute, statisticsRoute, findings, identity, ...ADMIN_ROUTES, projects, addProject, diagnostics]);
   return createRouter({ routeTree: tree, context: { queryClient }, defaultPreload: 'intent', scrollRestoration: true });
 }
 

@@ -12,6 +12,8 @@ export const NAV_PAGES: { to: string; label: string; permission: string | null; 
   { to: '/config', label: 'Configuration', permission: 'config.read' },
   { to: '/secrets', label: 'Secrets', permission: 'secrets.read' },
   { to: '/changes', label: 'Changes', permission: 'config.read', also: 'secrets.read' },
+  { to: '/projects', label: 'Projects', permission: 'config.read' },
+  { to: '/diagnostics', label: 'Diagnostics', permission: 'diagnostics.read' },
 ];
 
 function NavLink({ to, label, permission, also }: (typeof NAV_PAGES)[number]) {
