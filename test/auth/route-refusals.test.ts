@@ -49,6 +49,8 @@ describe('the refusal of every guarded route', () => {
       'get /api/identity': ['identity.read'],
       'get /api/runs': ['runs.read'], 'get /api/runs/:id': ['runs.read'], 'get /api/runs/:id/events': ['runs.read'],
       'get /api/runs/statistics': ['runs.read'], 'get /api/pull-requests': ['runs.read'],
+      // Added for the dashboard (issue 25): runs.read like the run detail and the statistics.
+      'get /api/runs/:id/question': ['runs.read'], 'get /api/runs/statistics/series': ['runs.read'],
       'get /api/runs/:id/artifacts': ['runs.read'], 'get /api/runs/:id/artifacts/:name': ['runs.read'],
       'post /api/runs/:id/cancel': ['runs.control'], 'post /api/runs/:id/answer': ['runs.control'], 'post /api/runs/:id/retry': ['runs.control'],
       'delete /api/runs/:id': ['runs.delete'], 'delete /api/runs': ['runs.delete'],
