@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +6,7 @@ import { createBareRepository } from '../stand-ins/git-repositories.js';
 import { GitHubStandIn } from '../stand-ins/github-stand-in.js';
 import { OtlpReceiver } from '../stand-ins/otlp-receiver.js';
 import { eventually } from '../support/eventually.js';
+import { redisServerMissing } from '../support/redis-server.js';
 import type { HealthBody } from '../support/response-bodies.js';
 import { type ServerProcess, getJson, isAlive, runCli, startServer } from '../support/server-process.js';
 import { type TempConfig, tempConfig } from '../support/temp-config.js';
@@ -21,18 +21,10 @@ import { SECRETS } from '../webhooks/support/webhook-harness.js';
  * Traces go to a local OTLP receiver: one trace from the delivery through the claim to the run.
  */
 const GH_TOKEN = 'ghp_firstRunEmbeddedToken00001';
-const hasRedisServer = (() => {
-  try {
-    execFileSync('redis-server', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 interface RunPage { items: { id: string; state: string; ticket: string }[] }
 
-describe.skipIf(!hasRedisServer)('a first run on the embedded defaults (redis-server on PATH)', () => {
+describe.skipIf(redisServerMissing !== null)(`a first run on the embedded defaults${redisServerMissing ? ` (skipped: ${redisServerMissing})` : ''}`, () => {
   let github: GitHubStandIn;
   let repositories: string;
   let config: TempConfig;

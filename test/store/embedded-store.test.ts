@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -7,26 +6,19 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { EmbeddedStoreService } from '../../src/store/embedded-store.service.js';
 import { StoreConnectionService } from '../../src/store/store-connection.service.js';
 import { eventually } from '../support/eventually.js';
+import { redisServerMissing } from '../support/redis-server.js';
 import type { FindingsBody, HealthBody } from '../support/response-bodies.js';
 import { isAlive } from '../support/server-process.js';
 import { bootApp, getJson } from '../support/test-app.js';
 import { createTestEnv, type TestEnv } from '../support/test-env.js';
 
-const hasRedisServer = (() => {
-  try {
-    execFileSync('redis-server', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 async function redisState(app: NestFastifyApplication) {
   const { body } = await getJson<HealthBody>(app, '/health');
   return body.subsystems.find((s) => s.name === 'redis')!;
 }
 
-describe.skipIf(!hasRedisServer)('KVSTORE_URL=embedded (redis-server is on PATH)', () => {
+describe.skipIf(redisServerMissing !== null)(`KVSTORE_URL=embedded${redisServerMissing ? ` (skipped: ${redisServerMissing})` : ''}`, () => {
   const cleanup: (() => Promise<void> | void)[] = [];
   afterEach(async () => {
     for (const done of cleanup.reverse()) await done();

@@ -1,16 +1,8 @@
 import { QueryClient } from '@tanstack/react-query';
 import { describe, expect, it } from 'vitest';
 import type { Run, RunPage } from '../api/types';
+import { runFixture as run } from '../lib/run-fixture';
 import { applyRunChanged, clearFreshRuns, listKey } from './live-cache';
-
-function run(id: string, over: Partial<Run> = {}): Run {
-  return {
-    id, project: 'shop', ticket: id, ticketUrl: null, platform: 'github', pipeline: 'code', state: 'running',
-    createdAt: '2026-11-28T11:30:00Z', startedAt: '2026-11-28T11:30:01Z', finishedAt: null, error: null,
-    sandboxes: [], steps: [], usage: { modelCalls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 }, pullRequests: [], target: null,
-    ...over,
-  };
-}
 
 describe('hub run.changed into the query cache', () => {
   it('patches every cached list and the run query without refetching anything', () => {

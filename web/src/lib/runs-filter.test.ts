@@ -1,17 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { Run } from '../api/types';
+import { runFixture } from './run-fixture';
 import { matchesFilter, parseRunsFilter, runsQuery } from './runs-filter';
 
 const NOW = Date.parse('2026-11-28T12:00:00Z');
 
-function run(over: Partial<Run> = {}): Run {
-  return {
-    id: 'r1', project: 'shop', ticket: '42', ticketUrl: null, platform: 'github', pipeline: 'code', state: 'running',
-    createdAt: '2026-11-28T11:30:00Z', startedAt: null, finishedAt: null, error: null,
-    sandboxes: [], steps: [], usage: { modelCalls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 }, pullRequests: [], target: null,
-    ...over,
-  };
-}
+/** Ticket 42, created at 11:30, not started: the filter reads no other field. */
+const run = (over: Parameters<typeof runFixture>[1] = {}) => runFixture('r1', { ticket: '42', startedAt: null, ...over });
 
 describe('runs filter in the URL', () => {
   it('keeps known values and drops unknown states, ranges and blanks without failing', () => {
