@@ -5,6 +5,9 @@
 //   (a) embedded defaults: no bootstrap file, no store, no DATABASE_URL; a fresh temporary
 //       SERVICE_DATA_DIR migrated first with `node dist/cli/main.js migrate`. The server's RSS and,
 //       separately, the RSS of the embedded database child process it forks.
+//   (e) the embedded defaults of `npm run serve`: (a) with KVSTORE_URL=embedded, the store a
+//       redis-server child on a unix socket (skipped without redis-server on PATH); the server's
+//       RSS and, separately, the store child's.
 //   (b) DATABASE_URL to a fresh migrated database on the machine's PostgreSQL
 //       (DATABASE_ADMIN_URL, default postgres://postgres@127.0.0.1:5432/postgres); dropped afterwards.
 //   (d) DATABASE_URL and KVSTORE_URL to a listener that accepts and never answers (boot only).
@@ -37,6 +40,7 @@ const BOOT_TIMEOUT_MS = 30_000;
 const TARGET_BOOT_S = 2;
 const TARGET_RSS_MB = 150;
 const EMBEDDED_CHILD_SCRIPT = 'embedded-postgres.process.js';
+const STORE_CHILD = 'redis-server';
 
 if (!existsSync(join(ROOT, 'dist/main.js'))) {
   console.log('building dist/ …');
@@ -169,10 +173,12 @@ async function measure(kind, args, env) {
       live.set(c.pid, null);
     }
     const db = children.find((c) => c.cmdline.includes(EMBEDDED_CHILD_SCRIPT));
+    const store = children.find((c) => c.cmdline.includes(STORE_CHILD));
     return {
       bootMs,
       rssKb: rssKb(child.pid),
       childRssKb: db ? rssKb(db.pid) : null,
+      storeRssKb: store ? rssKb(store.pid) : null,
       children: children.length,
     };
   } finally {
@@ -214,6 +220,18 @@ const dataDir = join(work, 'data');
 const embeddedEnv = cleanEnv({ SERVICE_DATA_DIR: dataDir, SERVICE_CONFIG: join(work, 'no-such-service.yml') });
 run(['dist/cli/main.js', 'migrate'], embeddedEnv);
 scenarios.push({ key: 'embedded', args: ['dist/main.js'], env: embeddedEnv, results: [] });
+
+// (e) `npm run serve`'s defaults: the embedded database and the embedded store
+let storeSkipped = null;
+try {
+  execFileSync('redis-server', ['--version'], { stdio: 'ignore' });
+  const serveDir = join(work, 'serve-data');
+  const serveEnv = cleanEnv({ SERVICE_DATA_DIR: serveDir, SERVICE_CONFIG: join(work, 'no-such-service.yml'), KVSTORE_URL: 'embedded' });
+  run(['dist/cli/main.js', 'migrate'], serveEnv);
+  scenarios.push({ key: 'serve', args: ['dist/main.js'], env: serveEnv, results: [] });
+} catch (error) {
+  storeSkipped = `skipped: no redis-server on PATH (${error.message})`;
+}
 
 // (b) the machine's PostgreSQL
 let externalSkipped = null;
@@ -264,7 +282,8 @@ try {
       try {
         const r = await measure(s.key, s.args, s.env);
         s.results.push(r);
-        const child = r.childRssKb === null ? '' : `, db child ${(r.childRssKb / 1024).toFixed(1)} MB`;
+        const child = (r.childRssKb === null ? '' : `, db child ${(r.childRssKb / 1024).toFixed(1)} MB`)
+          + (r.storeRssKb === null ? '' : `, store child ${(r.storeRssKb / 1024).toFixed(1)} MB`);
         console.log(`  run ${i + 1} ${s.key.padEnd(8)} boot ${(r.bootMs / 1000).toFixed(3)} s, RSS ${(r.rssKb / 1024).toFixed(1)} MB${child}`);
       } catch (error) {
         failures.push(`${s.key} run ${i + 1}: ${error.message}`);
@@ -292,11 +311,14 @@ const mb = (list, field) => stats((list ?? []).map((r) => r[field]).filter((v) =
 
 const rows = [
   ['boot → listening, server, embedded defaults', seconds(byKey.embedded), 's', `≤ ${TARGET_BOOT_S} s`, TARGET_BOOT_S],
+  ['boot → listening, server, embedded database and store (npm run serve)', seconds(byKey.serve), 's', `≤ ${TARGET_BOOT_S} s`, TARGET_BOOT_S],
   ['boot → listening, server, DATABASE_URL', seconds(byKey.external), 's', `≤ ${TARGET_BOOT_S} s`, TARGET_BOOT_S],
   ['boot → listening, server, silent database and store', seconds(byKey.silent), 's', `≤ ${TARGET_BOOT_S} s`, TARGET_BOOT_S],
   ['boot → listening, bare Fastify (baseline)', seconds(byKey.fastify), 's', '', null],
   ['idle RSS, server, embedded defaults', mb(byKey.embedded, 'rssKb'), 'MB', `≤ ${TARGET_RSS_MB} MB`, TARGET_RSS_MB],
   ['idle RSS, embedded database child', mb(byKey.embedded, 'childRssKb'), 'MB', '(own process)', null],
+  ['idle RSS, server, embedded database and store', mb(byKey.serve, 'rssKb'), 'MB', `≤ ${TARGET_RSS_MB} MB`, TARGET_RSS_MB],
+  ['idle RSS, embedded store child (redis-server)', mb(byKey.serve, 'storeRssKb'), 'MB', '(own process)', null],
   ['idle RSS, server, DATABASE_URL', mb(byKey.external, 'rssKb'), 'MB', `≤ ${TARGET_RSS_MB} MB`, TARGET_RSS_MB],
   ['idle RSS, bare Fastify (baseline)', mb(byKey.fastify, 'rssKb'), 'MB', '', null],
 ];
@@ -304,7 +326,7 @@ const rows = [
 const fmt = (v, unit) => (unit === 's' ? v.toFixed(3) : v.toFixed(1));
 const header = ['', 'median', 'min', 'max', 'n', 'target', 'median meets target'];
 const table = rows.map(([name, st, unit, target, limit]) => {
-  if (!st) return [name, '—', '—', '—', '0', target, name.includes('DATABASE_URL') && externalSkipped ? externalSkipped : 'no data'];
+  if (!st) return [name, '—', '—', '—', '0', target, name.includes('DATABASE_URL') && externalSkipped ? externalSkipped : name.includes('store') && storeSkipped ? storeSkipped : 'no data'];
   return [name, `${fmt(st.median, unit)} ${unit}`, `${fmt(st.min, unit)} ${unit}`, `${fmt(st.max, unit)} ${unit}`, String(st.n), target,
     limit === null ? '' : st.median <= limit ? 'yes' : 'NO'];
 });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Public } from '../auth/public.decorator.js';
-import { CONFIG_SCHEMA_FILE } from '../config/config-json-schema.js';
+import { CONFIG_SCHEMA_FILE } from '../config/config-schema-file.js';
 import { PACKAGE_ROOT } from '../paths.js';
 
 /**

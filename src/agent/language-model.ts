@@ -3,7 +3,8 @@ import { createAzure } from '@ai-sdk/azure';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModel } from 'ai';
-import { connectionKeyOf, reportConnectionCall } from '../common/connection-calls.js';
+import { reportConnectionCall } from '../common/connection-calls.js';
+import { modelConnectionKey } from './model-connection-key.js';
 import { scrubSecrets } from '../common/secret-scrubber.js';
 import { type AgentConfig, AgentProvider } from '../config/service-config.js';
 
@@ -43,10 +44,6 @@ export function languageModelFor(agent: AgentConfig, options: { fetch?: typeof f
   }
 }
 
-/** The diagnostics' key of a model endpoint: provider, endpoint and key, digested. */
-export function modelConnectionKey(agent: Pick<AgentConfig, 'provider' | 'base_url' | 'api_key'>): string {
-  return connectionKeyOf('model', agent.provider, agent.base_url, agent.api_key);
-}
 
 /**
  * `inner`, reporting each model call's outcome to the diagnostics: the endpoint answered and took
@@ -68,3 +65,4 @@ function observedFetch(key: string, apiKey: string, inner: typeof fetch): typeof
     }
   };
 }
+

@@ -2,8 +2,9 @@ import { BOOLEAN_TEXT, DECIMAL_TEXT, INTEGER_TEXT } from './config-reader.js';
 import { type BlockShape, type FieldShape, SERVICE_FILE } from './config-shape.js';
 import { keyDescriptions } from './key-descriptions.js';
 
-/** Where the schema is shipped and what `GET /api/config/schema` answers, relative to the package root. */
-export const CONFIG_SCHEMA_FILE = 'config/service.schema.json';
+import { CONFIG_SCHEMA_FILE } from './config-schema-file.js';
+
+export { CONFIG_SCHEMA_FILE };
 /** The documentation the descriptions are read from. */
 export const CONFIG_EXAMPLE_FILE = 'config/service.example.yml';
 

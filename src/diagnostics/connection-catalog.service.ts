@@ -5,7 +5,7 @@ import { withTimeout } from '../common/with-timeout.js';
 import { ConfigService } from '../config/config.service.js';
 import { type AgentConfig, AgentProvider, SandboxBackendKind } from '../config/service-config.js';
 import { DatabaseService } from '../database/database.service.js';
-import { modelConnectionKey } from '../agent/language-model.js';
+import { modelConnectionKey } from '../agent/model-connection-key.js';
 import { probeHttp, repositoryConnectionOf, trackerConnectionOf, type PlatformConnection, type UnconfiguredConnection } from '../platforms/platform-connections.js';
 import type { SandboxBackend } from '../sandbox/sandbox-backend.js';
 import { SANDBOX_BACKEND } from '../sandbox/sandbox.tokens.js';
