@@ -122,7 +122,15 @@ describe.skipIf(browserUnavailable)(`a run's page${browserUnavailable ? ` (skipp
     expect(await p.page.locator(`[id="${reason}"]`).textContent()).toBe('Cancel run: The run has ended (cancelled); only a queued, running or parked run can be cancelled.');
     expect(await main.getByRole('button', { name: 'Retry run' }).isEnabled()).toBe(true);
     // The cancel reached the executor: the run's log says its commands were stopped.
-    await log(p).getByText(/cancelled by/).first().waitFor({ timeout: UI_TIMEOUT_MS });
+    await log(p).getByText(/commands killed and sandboxes removed/).waitFor({ timeout: UI_TIMEOUT_MS });
+    // The live log is the stored one, line for line: a reload would show the same lines (the
+    // hub's ticket transitions, which are no stored event, have no place in it).
+    await eventually(async () => {
+      const stored = (await stand.api<{ items: { seq: number }[] }>('reader', 'GET', `/api/runs/${id}/events?limit=1000`)).body.items.map((e) => `line-${e.seq}`);
+      const shown = await log(p).locator('[id^="line-"]').evaluateAll((lines) => lines.map((line) => (line as unknown as { id: string }).id));
+      return JSON.stringify(shown) === JSON.stringify(stored) ? true : undefined;
+    }, UI_TIMEOUT_MS, 'the live log to hold exactly the stored events');
+    expect(await sameDocument(p)).toBe(true);
     await inspectPage(p, 'run-cancelled');
   }, BROWSER_TEST_TIMEOUT_MS);
 
