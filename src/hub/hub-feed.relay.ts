@@ -56,7 +56,7 @@ export class HubFeedRelay implements OnApplicationShutdown {
 
   private relayEvent(server: Server, entry: Fields): void {
     if (typeof entry['run'] !== 'string') return;
-    server.to(RUNS_ROOM).to(runRoom(entry['run'])).emit(HubEvent.RunEvent, entry);
+    server.to(RUNS_ROOM).to(runRoom(entry['run'])).emit(HubEvent.RunEvent, toRunEvent(entry));
   }
 
   /** A malformed entry (anyone who can write the store can write one) is skipped, never thrown. */
@@ -79,6 +79,17 @@ export class HubFeedRelay implements OnApplicationShutdown {
     this.stopped = true;
     this.reader?.disconnect(false);
   }
+}
+
+/**
+ * The stream holds strings; `run.event` carries the event's own shape (as `GET /api/runs/:id/events`
+ * answers it): `seq` a number, or null for a ticket transition (on the feed, but no stored event
+ * of the run), `sandbox` null when none. A client merging live events with the API's pages by
+ * `seq` would otherwise hold "8" beside 8.
+ */
+function toRunEvent(entry: Fields): Record<string, unknown> {
+  const seq = Number(entry['seq']);
+  return { ...entry, seq: entry['seq'] && Number.isSafeInteger(seq) ? seq : null, sandbox: entry['sandbox'] || null };
 }
 
 function toFields(fields: string[]): Fields {

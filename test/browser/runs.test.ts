@@ -72,7 +72,7 @@ describe.skipIf(browserUnavailable)(`the runs list${browserUnavailable ? ` (skip
     expect(await p.page.evaluate(() => (globalThis as unknown as PageGlobals)['sameDocument'])).toBe(true);
 
     // The run's own page offers a reader none of the run's controls; Back returns to the list.
-    await row.getByRole('link', { name: '4101' }).click();
+    await row.getByRole('link', { name: '4101', exact: true }).click();
     await p.page.waitForURL(`**/runs/${id}`);
     await p.page.getByRole('heading', { level: 1 }).waitFor({ timeout: UI_TIMEOUT_MS });
     expect(await p.page.getByRole('button', { name: RUN_CONTROLS }).count()).toBe(0);

@@ -14,7 +14,7 @@ import { type RunTestSetup, createRunTestSetup, eventually } from '../runs/suppo
 interface Client {
   socket: Socket;
   changes: Run[];
-  events: { run: string }[];
+  events: { run: string; seq?: unknown; kind?: string; sandbox?: unknown; text?: string }[];
   errors: { missingPermissions?: string[]; method?: string }[];
 }
 
@@ -144,6 +144,21 @@ describe('hub run.changed across two replicas', () => {
     const elsewhere = owner === ids[0] ? subB : subA;
     expect(statesOf(elsewhere, second)).toEqual(['queued', 'running', 'succeeded']);
     expect(lastOf(elsewhere, second)).toEqual(lastOf(owner === ids[0] ? subA : subB, second));
+  });
+
+  it('run.event carries each event as the API lists it (seq a number, sandbox null when none); a ticket transition has seq null', async () => {
+    const token = idp.mint({ claims: { roles: ['reader'] } });
+    const res = await a.inject({ method: 'GET', url: `/api/runs/${second}/events`, headers: { authorization: `Bearer ${token}` } });
+    const stored = res.json<{ items: { seq: number; kind: string; sandbox: string | null; text: string }[] }>().items;
+    const heard = watcher.events.filter((e) => e.run === second);
+    const events = heard.filter((e) => e.seq !== null);
+    expect(events.length).toBeGreaterThan(0);
+    for (const e of events) {
+      const same = stored.find((s) => s.seq === e.seq);
+      expect(same, `a stored event with seq ${JSON.stringify(e.seq)}`).toBeDefined();
+      expect({ kind: e.kind, sandbox: e.sandbox, text: e.text }).toEqual({ kind: same!.kind, sandbox: same!.sandbox, text: same!.text });
+    }
+    expect(heard.filter((e) => e.seq === null).every((e) => e.kind === 'state')).toBe(true);
   });
 
   it('a watcher of one run hears that run and not another', () => {

@@ -34,9 +34,14 @@ export const RUNS_ENV = { PLATFORM_A_WEBHOOK_SECRET: WEBHOOK_SECRET };
 
 /** Delivers "issue `number` of the shop repository got label `label`"; resolves with the server's answer. */
 export async function labelIssue(baseUrl: string, remotes: GitRemotes, number: number, label = TRIGGER_LABEL): Promise<{ status: number; text: string }> {
+  return labelIssueOf(baseUrl, String(remotes.entry('shop-web')['url']), number, label);
+}
+
+/** Delivers "issue `number` of the repository at `repositoryUrl` got label `label`", signed with WEBHOOK_SECRET. */
+export async function labelIssueOf(baseUrl: string, repositoryUrl: string, number: number, label = TRIGGER_LABEL): Promise<{ status: number; text: string }> {
   const body = githubExample('issues', 'labeled');
   (body['issue'] as Record<string, unknown>)['number'] = number;
-  (body['repository'] as Record<string, unknown>)['html_url'] = String(remotes.entry('shop-web')['url']);
+  (body['repository'] as Record<string, unknown>)['html_url'] = repositoryUrl;
   (body['label'] as Record<string, unknown>)['name'] = label;
   const payload = JSON.stringify(body);
   const res = await fetch(`${baseUrl}/webhook/platform-a`, {

@@ -14,6 +14,16 @@ describe('a run event log merged by seq', () => {
     expect(seqs(log)).toEqual([1, 2, 3, 4]);
   });
 
+  it('leaves out what has no seq (a ticket transition the hub relays is no stored event of the run)', () => {
+    const log = new EventLog();
+    log.add([ev(1)]);
+    const transition = { ...ev(0), seq: null, kind: 'state' } as unknown as RunEvent;
+    expect(log.add([transition, ev(2)])).toBe(1);
+    expect(log.add([transition])).toBe(0);
+    expect(seqs(log)).toEqual([1, 2]);
+    expect(log.contiguousSeq()).toBe(2);
+  });
+
   it('orders a live event that arrived before the resync filled the gap', () => {
     const log = new EventLog();
     log.add([ev(1), ev(2)]);

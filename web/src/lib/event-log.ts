@@ -16,7 +16,9 @@ export class EventLog {
     let added = 0;
     let sorted = true;
     for (const event of incoming) {
-      if (this.seen.has(event.seq)) continue;
+      // Only the run's stored events are lines: the hub also relays ticket transitions (no seq),
+      // which a reload would not show (the state comes with run.changed).
+      if (!Number.isSafeInteger(event.seq) || this.seen.has(event.seq)) continue;
       this.seen.add(event.seq);
       const last = this.events[this.events.length - 1];
       if (last && last.seq > event.seq) sorted = false;
