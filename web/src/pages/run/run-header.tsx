@@ -4,11 +4,12 @@ import type { Run } from '../../api/types';
 import { StateBadge, formatCost, formatDuration, formatTime } from '../../components/ui';
 import { durationMs } from '../../lib/run-cache';
 
-function Field({ term, children, wide }: { term: string; children: ReactNode; wide?: boolean }) {
+/** `wrap`: a value that must be read whole (a time) wraps instead of being cut short. */
+function Field({ term, children, wide, wrap }: { term: string; children: ReactNode; wide?: boolean; wrap?: boolean }) {
   return (
     <div className={`min-w-0 ${wide ? 'col-span-2' : ''}`}>
       <dt className="text-xs text-slate-600 dark:text-slate-400">{term}</dt>
-      <dd className={`text-sm ${wide ? '' : 'truncate'}`}>{children}</dd>
+      <dd className={`text-sm ${wide || wrap ? '' : 'truncate'}`}>{children}</dd>
     </div>
   );
 }
@@ -36,9 +37,9 @@ export function RunHeader({ run, now }: { run: Run; now: number }) {
         <Field term="Project">{run.project}</Field>
         <Field term="Pipeline">{run.pipeline}</Field>
         <Field term="Platform">{run.platform}</Field>
-        <Field term="Created">{formatTime(run.createdAt)}</Field>
-        <Field term="Started">{formatTime(run.startedAt)}</Field>
-        <Field term="Finished">{formatTime(run.finishedAt)}</Field>
+        <Field term="Created" wrap>{formatTime(run.createdAt)}</Field>
+        <Field term="Started" wrap>{formatTime(run.startedAt)}</Field>
+        <Field term="Finished" wrap>{formatTime(run.finishedAt)}</Field>
         <Field term="Duration"><span className="tabular-nums">{formatDuration(durationMs(run, now))}</span></Field>
         <Field term="Queue wait"><span className="tabular-nums">{formatDuration(wait)}</span></Field>
         <Field term="Usage" wide>
