@@ -33,16 +33,24 @@ export function runsConfig(remotes: GitRemotes): Record<string, unknown> {
 export const RUNS_ENV = { PLATFORM_A_WEBHOOK_SECRET: WEBHOOK_SECRET };
 
 /** Delivers "issue `number` of the shop repository got label `label`"; resolves with the server's answer. */
-export async function labelIssue(baseUrl: string, remotes: GitRemotes, number: number, label = TRIGGER_LABEL): Promise<{ status: number; text: string }> {
+export function labelIssue(baseUrl: string, remotes: GitRemotes, number: number, label = TRIGGER_LABEL): Promise<{ status: number; text: string }> {
   return labelIssueOf(baseUrl, String(remotes.entry('shop-web')['url']), number, label);
 }
 
 /** Delivers "issue `number` of the repository at `repositoryUrl` got label `label`", signed with WEBHOOK_SECRET. */
-export async function labelIssueOf(baseUrl: string, repositoryUrl: string, number: number, label = TRIGGER_LABEL): Promise<{ status: number; text: string }> {
+export function labelIssueOf(baseUrl: string, repositoryUrl: string, number: number, label = TRIGGER_LABEL): Promise<{ status: number; text: string }> {
+  return deliverLabel(baseUrl, { repositoryUrl, number, label, secret: WEBHOOK_SECRET });
+}
+
+/** A signed GitHub `issues` `labeled` delivery for the repository at `repositoryUrl` (its `html_url`), signed with `secret`. */
+export async function deliverLabel(
+  baseUrl: string,
+  delivery: { repositoryUrl: string; number: number; label: string; secret: string },
+): Promise<{ status: number; text: string }> {
   const body = githubExample('issues', 'labeled');
-  (body['issue'] as Record<string, unknown>)['number'] = number;
-  (body['repository'] as Record<string, unknown>)['html_url'] = repositoryUrl;
-  (body['label'] as Record<string, unknown>)['name'] = label;
+  (body['issue'] as Record<string, unknown>)['number'] = delivery.number;
+  (body['repository'] as Record<string, unknown>)['html_url'] = delivery.repositoryUrl;
+  (body['label'] as Record<string, unknown>)['name'] = delivery.label;
   const payload = JSON.stringify(body);
   const res = await fetch(`${baseUrl}/webhook/platform-a`, {
     method: 'POST',
@@ -50,7 +58,7 @@ export async function labelIssueOf(baseUrl: string, repositoryUrl: string, numbe
       'content-type': 'application/json',
       'x-github-event': 'issues',
       'x-github-delivery': randomUUID(),
-      'x-hub-signature-256': `sha256=${createHmac('sha256', WEBHOOK_SECRET).update(payload).digest('hex')}`,
+      'x-hub-signature-256': `sha256=${createHmac('sha256', delivery.secret).update(payload).digest('hex')}`,
     },
     body: payload,
   });
