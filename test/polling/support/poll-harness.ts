@@ -127,7 +127,7 @@ export class PollBench {
       const { rows } = await this.db.query<TriggerLogRow>(
         'SELECT source, event, delivery_id, outcome, reason, status_code FROM trigger_log WHERE project = $1 AND ticket = $2 ORDER BY id', ['shop', ticket]);
       return rows.length >= count ? rows : undefined;
-    }, 5000, `${count} trigger log row(s) of ${ticket}`);
+    }, 15_000, `${count} trigger log row(s) of ${ticket}`);
   }
 
   /** Waits until the ticket has `count` runs, all ended, and answers them. */
