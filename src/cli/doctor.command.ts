@@ -1,6 +1,8 @@
 import { NestFactory } from '@nestjs/core';
 import type { ServiceEnvironment } from '../config/environment.js';
+import { ConfigService } from '../config/config.service.js';
 import { CoreModule } from '../core.module.js';
+import { firstRunAdvice } from './first-run-advice.js';
 import { DatabaseService } from '../database/database.service.js';
 import { FindingsService, type FindingsResponse } from '../findings/findings.service.js';
 import { StartupProbesService } from '../findings/startup-probes.service.js';
@@ -10,6 +12,8 @@ import { StoredConfigSync } from '../stored-config/stored-config-sync.service.js
 
 export interface DoctorReport extends FindingsResponse {
   preflight: PreflightReport & { checks: PreflightCheck[] };
+  /** What stands between this configuration and a first run, in plain sentences (empty: nothing). */
+  firstRun: string[];
 }
 
 /** Runs the same startup probes the server runs, on the configuration file with the stored secrets and settings over it. */
@@ -20,14 +24,21 @@ export async function doctor(env: ServiceEnvironment): Promise<DoctorReport> {
     if ((await app.get(DatabaseService).open()).state === 'ready') await app.get(StoredConfigSync).refresh();
     await app.get(StartupProbesService).runAll();
     const preflight = app.get(PreflightService);
-    return { ...app.get(FindingsService).response(), preflight: { ...preflight.report(), checks: preflight.list() } };
+    const firstRun = firstRunAdvice(app.get(ConfigService).config, env);
+    return { ...app.get(FindingsService).response(), preflight: { ...preflight.report(), checks: preflight.list() }, firstRun };
   } finally {
     await app.close();
   }
 }
 
 export function formatDoctor(report: DoctorReport, configPath: string): string {
-  const lines = [`pipeline-service doctor: ${configPath}`, '', 'Preflight checks:'];
+  const lines = [`pipeline-service doctor: ${configPath}`, ''];
+  if (report.firstRun.length > 0) {
+    lines.push('Before a first run:');
+    for (const sentence of report.firstRun) lines.push(`  - ${sentence}`);
+    lines.push('');
+  }
+  lines.push('Preflight checks:');
   for (const c of report.preflight.checks) {
     lines.push(`  ${c.status.toUpperCase().padEnd(4)} ${c.name.padEnd(16)} ${c.message}`);
     if (c.fix_hint) lines.push(`       ${''.padEnd(16)} fix: ${c.fix_hint}`);

@@ -49,7 +49,9 @@ describe('pipeline-service doctor', () => {
     const result = await runCli(['doctor', '--config', goodConfig, '--json'], { DATABASE_URL: migrated.url, SERVICE_DATA_DIR: dir.dir });
     expect(result.code, result.stderr + result.stdout).toBe(0);
     const report = JSON.parse(result.stdout) as DoctorJson;
-    expect(Object.keys(report).sort()).toEqual(['advisory', 'blocking', 'degraded', 'findings', 'preflight']);
+    expect(Object.keys(report).sort()).toEqual(['advisory', 'blocking', 'degraded', 'findings', 'firstRun', 'preflight']);
+    // A project, no store: the one thing between this configuration and a first run, said plainly.
+    expect((report as unknown as { firstRun: string[] }).firstRun).toEqual([expect.stringContaining('KVSTORE_URL=embedded')]);
     expect(report).toMatchObject({ degraded: false, blocking: 0, advisory: 1 });
     expect(report.findings).toEqual([
       { subsystem: 'redis', severity: 'advisory', reason: expect.stringContaining('KVSTORE_URL'), project: null, trigger: null, field: 'KVSTORE_URL' },
@@ -77,6 +79,7 @@ describe('pipeline-service doctor', () => {
     const result = await runCli(['doctor', '--config', goodConfig], { DATABASE_URL: fresh.url, SERVICE_DATA_DIR: dir.dir });
     expect(result.code).toBe(1);
     expect(result.stdout).toContain(`pipeline-service doctor: ${goodConfig}`);
+    expect(result.stdout).toContain('Before a first run:\n  - No store is set (KVSTORE_URL), so no run can be queued.');
     expect(result.stdout).toMatch(/FAIL\s+database/);
     expect(result.stdout).toContain('npm run migrate');
     expect(result.stdout).toMatch(/Findings: 1 blocking, 1 advisory/);
