@@ -172,7 +172,8 @@ export class DashboardPage {
     await field.fill(user, { timeout: UI_TIMEOUT_MS });
     await this.page.getByRole('button', { name: 'Sign in' }).click();
     await this.page.waitForURL((url) => url.origin === this.baseUrl && url.pathname !== '/signin-callback', { timeout: UI_TIMEOUT_MS });
-    await this.page.getByRole('navigation').waitFor({ timeout: UI_TIMEOUT_MS });
+    // The shell's own navigation: a page may hold navigation landmarks of its own (pagers).
+    await this.page.getByRole('navigation', { name: 'Main' }).waitFor({ timeout: UI_TIMEOUT_MS });
   }
 
   /** The path + query the page shows now. */
