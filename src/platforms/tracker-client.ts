@@ -33,6 +33,12 @@ export interface TicketSnapshot {
    * same list response at no extra request.
    */
   description: string | null;
+  /**
+   * The tracker's own acceptance-criteria field, untouched, where it has one: Azure DevOps
+   * `Microsoft.VSTS.Common.AcceptanceCriteria` (HTML; a single read carries it, a list may not).
+   * Absent or null elsewhere; the criteria are then in the description (see ticket-criteria.ts).
+   */
+  acceptanceCriteria?: string | null;
   /** The ticket's web page (not its API URL), linked from pull request bodies. */
   url: string | null;
   /**

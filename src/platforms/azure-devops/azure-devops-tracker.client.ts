@@ -59,6 +59,8 @@ interface WorkItem {
     'System.Description'?: string;
     /** HTML; where a Bug keeps its text in the Agile and CMMI processes (the form shows no Description). */
     'Microsoft.VSTS.TCM.ReproSteps'?: string;
+    /** HTML; the acceptance criteria (Agile, Scrum and CMMI work item types; read on a single read). */
+    'Microsoft.VSTS.Common.AcceptanceCriteria'?: string;
     /** ISO 8601 UTC; moves on every revision. */
     'System.ChangedDate'?: string;
   };
@@ -224,6 +226,7 @@ export class AzureDevOpsTrackerClient implements TrackerClient {
       labels: parseTags(item.fields['System.Tags']),
       title: item.fields['System.Title'] ?? null,
       description: item.fields['System.Description'] || item.fields['Microsoft.VSTS.TCM.ReproSteps'] || null,
+      acceptanceCriteria: item.fields['Microsoft.VSTS.Common.AcceptanceCriteria'] || null,
       url: item._links?.html?.href ?? `${this.webBase}${item.id}`,
       concurrencyToken: String(item.rev),
     };

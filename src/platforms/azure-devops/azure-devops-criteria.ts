@@ -1,0 +1,25 @@
+import type { TicketCriteriaFormat } from '../../criteria/criteria.js';
+import { escapeHtml } from '../../criteria/html-blocks.js';
+import { parseHtmlCriteriaField, parseHtmlCriteriaSection, renderHtmlList } from '../../criteria/html-criteria.js';
+import { parseMarkdownCriteria } from '../../criteria/markdown-criteria.js';
+
+/** The work item field that holds acceptance criteria (Agile, Scrum and CMMI processes; HTML). */
+export const ACCEPTANCE_CRITERIA_FIELD = 'Microsoft.VSTS.Common.AcceptanceCriteria';
+
+/**
+ * Azure DevOps work items: the acceptance-criteria field (its list items, or its lines); a work
+ * item type without that field (the Basic process's Issue) may carry an "Acceptance criteria"
+ * heading and list in its HTML description instead, or in a description kept as Markdown.
+ */
+export const azureDevOpsCriteria: TicketCriteriaFormat = {
+  parse: (source) => {
+    const field = parseHtmlCriteriaField(source.acceptanceCriteria);
+    if (field.criteria.length > 0) return field;
+    const description = source.description ?? '';
+    return description.includes('<') ? parseHtmlCriteriaSection(description) : parseMarkdownCriteria(description);
+  },
+  render: (texts) => {
+    const list = renderHtmlList(texts);
+    return { description: `<h2>${escapeHtml('Acceptance criteria')}</h2>${list}`, field: { name: ACCEPTANCE_CRITERIA_FIELD, value: list } };
+  },
+};
