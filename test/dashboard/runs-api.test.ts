@@ -177,6 +177,7 @@ describe('GET /api/runs/:id', () => {
       usage: { modelCalls: 59, inputTokens: 5900, outputTokens: 590, costUsd: 14.75 },
       pullRequests: [{ repo: 'web', url: 'https://github.com/acme/web/pull/7', number: 7, state: 'open' }],
       target: null,
+      criteria: [],
     });
   });
 

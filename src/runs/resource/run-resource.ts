@@ -1,5 +1,6 @@
 import type { SandboxState } from '../../database/entities/run-sandbox.entity.js';
 import type { RunState } from '../../database/entities/run.entity.js';
+import type { CriterionVerdict } from '../../criteria/criteria.js';
 import type { Platform } from '../../platforms/platform.js';
 
 import type { StepState } from '../../pipelines/pipeline.js';
@@ -42,6 +43,24 @@ export interface RunTargetView {
   number: number;
 }
 
+/** A person's judgement of a criterion (`POST /api/runs/:id/criteria/:criterion/judge`); it changes no run state. */
+export interface CriterionJudgementView {
+  verdict: CriterionVerdict;
+  reason: string;
+  /** The judge's name claim, or `dashboard`. */
+  by: string;
+  at: string;
+}
+
+/** One acceptance criterion of the run's ticket, with the agent's verdict (null: not reported) and a person's judgement. */
+export interface RunCriterionView {
+  id: string;
+  text: string;
+  verdict: CriterionVerdict | null;
+  evidence: string | null;
+  judgement: CriterionJudgementView | null;
+}
+
 /** The run resource of the contract (`GET /api/runs`, `GET /api/runs/:id`, hub `run.changed`). */
 export interface Run {
   id: string;
@@ -62,4 +81,6 @@ export interface Run {
   pullRequests: RunPullRequestView[];
   /** The pull request the run works on when it has no ticket; null for ticket runs. */
   target: RunTargetView | null;
+  /** The ticket's acceptance criteria as the run read them, in order (empty: none, or not a `code` run). */
+  criteria: RunCriterionView[];
 }

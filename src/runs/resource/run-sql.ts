@@ -2,7 +2,7 @@ import type { SandboxState } from '../../database/entities/run-sandbox.entity.js
 import type { RunState } from '../../database/entities/run.entity.js';
 import type { Platform } from '../../platforms/platform.js';
 import type { StepState } from '../../pipelines/pipeline.js';
-import type { PullRequestState, Run } from './run-resource.js';
+import type { CriterionJudgementView, PullRequestState, Run, RunCriterionView } from './run-resource.js';
 
 /**
  * The columns of a Run, its sandboxes, steps and pull requests aggregated in the same row, so a
@@ -16,7 +16,11 @@ export const RUN_COLUMNS = `
   (SELECT COALESCE(json_agg(json_build_object('name', st.name, 'state', st.state, 'startedAt', st.started_at, 'finishedAt', st.finished_at) ORDER BY st.position), '[]')
      FROM run_steps st WHERE st.run_id = r.id) AS steps,
   (SELECT COALESCE(json_agg(json_build_object('repo', p.repo, 'url', p.url, 'number', p.number, 'state', p.state) ORDER BY p.repo, p.number), '[]')
-     FROM pull_requests p WHERE p.run_id = r.id) AS pull_requests`;
+     FROM pull_requests p WHERE p.run_id = r.id) AS pull_requests,
+  (SELECT COALESCE(json_agg(json_build_object('id', c.id, 'text', c.text, 'verdict', c.verdict, 'evidence', c.evidence,
+       'judgement', CASE WHEN c.judged_at IS NULL THEN NULL ELSE json_build_object('verdict', c.judgement_verdict, 'reason', c.judgement_reason, 'by', c.judged_by, 'at', c.judged_at) END)
+     ORDER BY c.position), '[]')
+     FROM run_criteria c WHERE c.run_id = r.id) AS criteria`;
 
 /** Newest first, with the id breaking ties so that paging is stable. */
 export const RUN_ORDER = 'ORDER BY r.created_at DESC, r.id DESC';
@@ -40,6 +44,7 @@ export interface RunRowSql {
   steps: { name: string; state: StepState; startedAt: string; finishedAt: string | null }[];
   pull_requests: { repo: string; url: string; number: number; state: PullRequestState }[];
   target: { repo: string; number: number } | null;
+  criteria: (Omit<RunCriterionView, 'judgement'> & { judgement: (Omit<CriterionJudgementView, 'at'> & { at: string }) | null })[];
 }
 
 /** ISO 8601 UTC (`…Z`), whatever form the driver or json_build_object gave the time in. */
@@ -71,5 +76,9 @@ export function runOfRow(row: RunRowSql, ticketUrl: string | null): Run {
     },
     pullRequests: row.pull_requests,
     target: row.target ? { repo: row.target.repo, number: row.target.number } : null,
+    criteria: (row.criteria ?? []).map((c) => ({
+      id: c.id, text: c.text, verdict: c.verdict, evidence: c.evidence,
+      judgement: c.judgement ? { verdict: c.judgement.verdict, reason: c.judgement.reason, by: c.judgement.by, at: new Date(c.judgement.at).toISOString() } : null,
+    })),
   };
 }

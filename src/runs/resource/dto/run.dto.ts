@@ -2,6 +2,7 @@ import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { RunState } from '../../../database/entities/run.entity.js';
 import { ALL_PLATFORMS, type Platform } from '../../../platforms/platform.js';
 import type { Run } from '../run-resource.js';
+import { RunCriterionDto } from './run-criterion.dto.js';
 import { RunPullRequestDto } from './run-pull-request.dto.js';
 import { RunSandboxDto } from './run-sandbox.dto.js';
 import { RunStepDto } from './run-step.dto.js';
@@ -27,4 +28,5 @@ export class RunDto implements Run {
   @ApiProperty({ type: RunUsageDto }) usage: RunUsageDto;
   @ApiProperty({ type: [RunPullRequestDto] }) pullRequests: RunPullRequestDto[];
   @ApiProperty({ type: RunTargetDto, nullable: true, description: 'the pull request a ticket-less run works on (the label trigger); null for ticket runs' }) target: RunTargetDto | null;
+  @ApiProperty({ type: [RunCriterionDto], description: 'the ticket\'s acceptance criteria as the run read them, with verdicts and judgements, in order; empty when it has none' }) criteria: RunCriterionDto[];
 }
