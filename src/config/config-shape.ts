@@ -159,6 +159,9 @@ export const REPO = block({
   branch: text(),
 }, { required: ['name', 'platform', 'url'], nullable: false });
 
+/** A project's acceptance criteria (`code` runs): whether unmet or unreported ones fail the run. */
+export const CRITERIA = block({ enforce: flag(true) });
+
 export const PR_COMMANDS = block({ enabled: flag(false), require_member: flag(true), allowed_pipelines: list });
 
 const TRIGGERS = Object.fromEntries(ALL_PLATFORMS.map((p) => [triggerKeyOf(p), TRIGGER])) as Record<ReturnType<typeof triggerKeyOf>, typeof TRIGGER>;
@@ -169,6 +172,7 @@ export const PROJECT = block({
   pr_commands: PR_COMMANDS,
   agent: AGENT,
   security_scan: SECURITY_SCAN,
+  criteria: CRITERIA,
   ...TRIGGERS,
 }, { required: ['tracker'], nullable: false });
 

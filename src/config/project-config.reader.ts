@@ -1,6 +1,6 @@
 import { ALL_PLATFORMS, Platform, isPlatform, triggerKeyOf } from '../platforms/platform.js';
 import type { ConfigReader, Location } from './config-reader.js';
-import { PR_COMMANDS, PROJECT, REPO, TRIGGER } from './config-shape.js';
+import { CRITERIA, PR_COMMANDS, PROJECT, REPO, TRIGGER } from './config-shape.js';
 import { readAgent } from './agent-config.reader.js';
 import { readPolling } from './polling-config.reader.js';
 import { readSecurityScan } from './security-scan-config.reader.js';
@@ -33,6 +33,7 @@ export function readProject(
     pr_commands: readPrCommands(r, r.at(where, 'pr_commands'), block.pr_commands),
     agent: readAgent(r, r.at(where, 'agent'), block.agent, baseAgent),
     security_scan: readSecurityScan(r, r.at(where, 'security_scan'), block.security_scan, baseSecurityScan),
+    criteria: { enforce: r.field(CRITERIA, r.block(block.criteria, r.at(where, 'criteria'), CRITERIA), r.at(where, 'criteria'), 'enforce') },
   };
 }
 

@@ -199,6 +199,12 @@ export interface PrCommandsConfig {
   allowed_pipelines: string[] | null;
 }
 
+/** `criteria:` of a project (contract "Acceptance criteria and judging"). */
+export interface CriteriaConfig {
+  /** A `code` run that ends with a criterion unmet or unreported fails naming them. Default true. */
+  enforce: boolean;
+}
+
 export interface ProjectConfig {
   name: string;
   tracker: Platform;
@@ -213,6 +219,13 @@ export interface ProjectConfig {
    * Read it through `failThresholdFor`.
    */
   security_scan?: SecurityScanConfig;
+  /** Absent in a configuration built by hand: enforced (read it through `criteriaEnforced`). */
+  criteria?: CriteriaConfig;
+}
+
+/** Whether a project's `code` runs fail on acceptance criteria not met (the default: yes). */
+export function criteriaEnforced(project: ProjectConfig | null | undefined): boolean {
+  return project?.criteria?.enforce ?? true;
 }
 
 /** `security_scan.fail_on`: a finding severity, or `none` (a scan never fails on its findings). */

@@ -20,6 +20,10 @@ export function isCriterionVerdict(value: unknown): value is CriterionVerdict {
 export const MAX_CRITERIA = 100;
 /** Characters of one criterion's text kept; a longer one is cut with "…". */
 export const MAX_CRITERION_CHARS = 500;
+/** Characters of the agent's evidence kept per report. */
+export const MAX_EVIDENCE_CHARS = 2000;
+/** Characters of a person's reason for a judgement. */
+export const MAX_REASON_CHARS = 2000;
 /** Characters of a description (or field) read at all: far beyond any real ticket, bounds the work. */
 export const MAX_SOURCE_CHARS = 1_000_000;
 

@@ -8,6 +8,7 @@ import { RunConversationService } from '../conversations/run-conversation.servic
 import type { PullRequestReviews } from '../platforms/pull-request-review.js';
 import type { Platform } from '../platforms/platform.js';
 import { ProjectTrackerFactory } from '../tickets/label-projection/project-tracker.factory.js';
+import type { RunCriteriaSink } from './agent-run/agent-support.js';
 import { readTicketText } from './agent-run/ticket-text.js';
 import type { Pipeline } from './pipeline.js';
 import { resolvePipeline } from './pipeline-catalog.js';
@@ -23,6 +24,8 @@ export interface CatalogRun {
   noteUsage(usage: AgentUsage): Promise<void>;
   /** The review side of a repository's host (the workspaces' clients). */
   reviewsFor?(repo: RepoConfig): PullRequestReviews;
+  /** Keeps the run's acceptance criteria and verdicts (the run record's). */
+  criteria?: RunCriteriaSink;
 }
 
 /**
@@ -52,6 +55,7 @@ export class PipelineCatalogService {
         gate: this.gate,
         noteUsage: run.noteUsage,
         reviewsFor: run.reviewsFor,
+        ...(run.criteria ? { criteria: run.criteria } : {}),
         conversation: () => this.conversations.forRun({ runId: run.runId, platform: run.platform, project: run.project, ticket: run.ticket }),
         commentOnTicket: async (body) => {
           if (run.ticket === null) return;

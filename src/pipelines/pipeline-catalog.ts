@@ -1,7 +1,7 @@
 import { BUILT_IN_PIPELINES, BuiltInPipeline } from '../common/pipeline-name.js';
 import { agentsRefusedBy } from '../config/agent-config.reader.js';
 import { failThresholdFor } from '../config/security-scan-config.reader.js';
-import type { ServiceConfig } from '../config/service-config.js';
+import { type ServiceConfig, criteriaEnforced } from '../config/service-config.js';
 import type { AgentRunSupport } from './agent-run/agent-support.js';
 import { codePipeline } from './code/code-pipeline.js';
 import { prReviewPipeline } from './review/pr-review-pipeline.js';
@@ -44,7 +44,7 @@ export function resolvePipeline(config: ServiceConfig, name: string, run?: Built
 
 /** The built-in pipelines that drive a model, by name. */
 const AGENT_PIPELINES: Readonly<Record<string, (config: ServiceConfig, run: BuiltInRun) => Pipeline>> = {
-  [BuiltInPipeline.Code]: (_, run) => codePipeline(run.support, run.project, run.ticket),
+  [BuiltInPipeline.Code]: (config, run) => codePipeline(run.support, run.project, run.ticket, BuiltInPipeline.Code, { enforceCriteria: criteriaEnforced(config.projects[run.project]) }),
   [BuiltInPipeline.PrReview]: (_, run) => prReviewPipeline(run.support, run.project),
   [BuiltInPipeline.SecurityScan]: (config, run) => securityScanPipeline(run.support, SCAN_TOOLS, run.project, failThresholdFor(config, run.project)),
 };

@@ -1,4 +1,5 @@
 import type { RepoConfig } from '../config/service-config.js';
+import type { CriterionVerdict } from '../criteria/criteria.js';
 import type { PullRequestState } from '../platforms/pull-request-review.js';
 import type { Sandbox } from '../sandbox/sandbox-backend.js';
 import type { RunEventKind } from './run-event-kind.js';
@@ -70,11 +71,21 @@ export interface StepContext {
   artifacts?: RunArtifactSink;
 }
 
+/** An acceptance criterion of the run's ticket and the agent's verdict on it (null: not reported). */
+export interface CriterionOutcome {
+  id: string;
+  text: string;
+  verdict: CriterionVerdict | null;
+}
+
 /**
  * How a step (and so a run) ended. `summary`: what the run did, for its pull requests' bodies;
+ * `criteria`: the ticket's acceptance criteria with their verdicts, for the same bodies;
  * `failedStep`: the step that failed (the wip commit's `Failed-Step` trailer).
  */
-export type StepResult = { ok: true; summary?: string } | { ok: false; error: string; failedStep?: string; handBack?: HandBackRequest };
+export type StepResult =
+  | { ok: true; summary?: string; criteria?: readonly CriterionOutcome[] }
+  | { ok: false; error: string; failedStep?: string; handBack?: HandBackRequest };
 
 /**
  * The `code` agent handed the ticket back (`ask`): the run ends `parked` instead of failed, the

@@ -31,6 +31,8 @@ export const RunEventKind = {
   RunParked: 'run-parked',
   /** Someone answered a parked run: who, where, and the run that resumes the ticket. */
   RunAnswered: 'run-answered',
+  /** Acceptance criteria: how many were read from the ticket (and what was left out), the agent's verdicts, the check at the end. */
+  Criteria: 'criteria',
   /** The hand-back could not be posted on a pull request of the ticket (best effort). */
   HandBack: 'hand-back',
 } as const;

@@ -1,5 +1,5 @@
 import { failSpan, inSpan } from '../tracing/spans.js';
-import { type Pipeline, type StepContext, type StepObserver, type StepResult, StepState } from './pipeline.js';
+import { type CriterionOutcome, type Pipeline, type StepContext, type StepObserver, type StepResult, StepState } from './pipeline.js';
 import { RunEventKind } from './run-event-kind.js';
 
 /** Runs a pipeline's steps in order in the run's sandboxes; the first failure ends the run. */
@@ -15,6 +15,7 @@ export class StepRunner {
     const note = (index: number, name: string, state: StepState) => onStep?.(index + 1, name, state).catch(() => undefined);
     // The last summary a step gave (the agent's account of its work) describes the run best.
     let summary: string | undefined;
+    let criteria: readonly CriterionOutcome[] | undefined;
     for (const [index, step] of pipeline.steps.entries()) {
       const label = `step ${index + 1}/${pipeline.steps.length}: ${step.name}`;
       await note(index, step.name, StepState.Running);
@@ -36,7 +37,11 @@ export class StepRunner {
       }
       context.events.emit(RunEventKind.StepFinished, null, label);
       summary = result.summary ?? summary;
+      criteria = result.criteria ?? criteria;
     }
-    return { ok: true, summary: summary ?? `Ran the ${pipeline.name} pipeline: ${pipeline.steps.map((s) => s.name).join('; ')}.` };
+    return {
+      ok: true, summary: summary ?? `Ran the ${pipeline.name} pipeline: ${pipeline.steps.map((s) => s.name).join('; ')}.`,
+      ...(criteria ? { criteria } : {}),
+    };
   }
 }

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { RunCriteriaModule } from './criteria/run-criteria.module.js';
 import { ConversationsModule } from '../conversations/conversations.module.js';
 import { LeaderModule } from '../leader/leader.module.js';
 import { MetricsRegistryModule } from '../metrics/metrics-registry.module.js';
@@ -26,7 +27,7 @@ import { StaleJobDetectorService } from './stale-job-detector.service.js';
  * that stops runs cancelled anywhere. Needs RunQueueModule and TicketsModule.
  */
 @Module({
-  imports: [LeaderModule, PipelinesModule, MetricsRegistryModule, RunChangesModule, WorkspacesModule, RunArtifactsModule, ConversationsModule],
+  imports: [RunCriteriaModule, LeaderModule, PipelinesModule, MetricsRegistryModule, RunChangesModule, WorkspacesModule, RunArtifactsModule, ConversationsModule],
   providers: [
     RunRecordsService, RunFeedPublisher, RunEventsService, HeartbeatService, CapacityQueueService,
     RunExecutorService, RunConsumerService, StaleJobDetectorService, ReconcilerService, RunRetentionService, HousekeepingService,

@@ -19,6 +19,7 @@ import { CapacityQueueService } from './capacity/capacity-queue.service.js';
 import { exceedsCapacity } from './capacity/footprint.js';
 import { HeartbeatService } from './heartbeat.service.js';
 import type { PipelineRequest } from './pipeline-request.js';
+import { RunCriteriaService } from './criteria/run-criteria.service.js';
 import { RunArtifactsService } from './run-artifacts.service.js';
 import type { RunEventWriter } from './run-event-writer.js';
 import { RunEventsService } from './run-events.service.js';
@@ -78,6 +79,7 @@ export class RunExecutorService {
     private readonly workspaces: WorkspacesService,
     private readonly artifacts: RunArtifactsService,
     private readonly questions: RunQuestionsService,
+    private readonly criteria: RunCriteriaService,
   ) {
     heartbeat.onSilence((silentMs) => void this.stopRuns(
       `stopped: no heartbeat reached the store or the database for ${Math.round(silentMs / 1000)} s, so the ticket may be claimed again elsewhere`));
@@ -208,6 +210,10 @@ export class RunExecutorService {
           ...request,
           noteUsage: (usage) => this.records.noteUsage(request.runId, usage),
           reviewsFor: (repo) => this.workspaces.reviewsFor(repo),
+          criteria: {
+            capture: (criteria) => this.criteria.capture(request.runId, criteria),
+            report: (id, verdict, evidence) => this.criteria.report(request.runId, id, verdict, evidence),
+          },
         }),
         backend: this.tracked(request.runId),
         runner: this.runner,

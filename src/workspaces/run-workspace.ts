@@ -10,7 +10,7 @@ import type { RepositoryWorkspaces } from './git/repository-workspaces.js';
 import type { HeadRefs } from './git/mirror-cache.js';
 import type { PreparedTree, StagedChange, WorkspaceSource } from './git/workspace-types.js';
 import { describeRepositoryFailure } from './publishing/publish-errors.js';
-import { type PublishedPullRequest, type RunFacts, commitMessage, pullRequestBody, titleOf, wipCommitMessage } from './publishing/publication-texts.js';
+import { type CriterionLine, type PublishedPullRequest, type RunFacts, commitMessage, pullRequestBody, titleOf, wipCommitMessage } from './publishing/publication-texts.js';
 import type { PullRequestRecord } from './publishing/pull-request-records.service.js';
 import { describeFindings, scanForSecrets, scanPathsForSecrets } from './publishing/secret-scan.js';
 import { workBranchName } from './work-branch.js';
@@ -78,6 +78,8 @@ export class RunWorkspace implements PipelineWorkspace {
   private readonly synced = new Map<string, Promise<HeadRefs>>();
   /** The pull request each selected repository's tree is the head of (pull-request runs). */
   private readonly pulls = new Map<string, PullRequestState>();
+  /** The ticket's acceptance criteria with their verdicts, listed in the pull requests' bodies. */
+  private criteria: readonly CriterionLine[] = [];
 
   constructor(
     private readonly deps: RunWorkspaceDeps,
@@ -219,6 +221,7 @@ export class RunWorkspace implements PipelineWorkspace {
     // hand-back passes through pushWorkInProgress, which keeps the work like any failure's.
     if (refusals.length > 0) outcome = { ok: false, error: joinErrors(result.ok ? null : result.error, refusals), failedStep: result.ok ? 'publish (secret scan)' : result.failedStep };
     if (!outcome.ok) return this.pushWorkInProgress(outcome, changes);
+    this.criteria = result.ok ? (result.criteria ?? []) : [];
     return this.publish(changes, result.ok ? (result.summary ?? '') : '');
   }
 
@@ -348,7 +351,7 @@ export class RunWorkspace implements PipelineWorkspace {
       const related = all.filter((other) => other.repo !== name);
       if (related.length === 0) continue;
       try {
-        await this.deps.hostFor(tree.repo).update(pr.number, { title: titleOf(facts), body: pullRequestBody(facts, summary, related, this.deps.secrets) });
+        await this.deps.hostFor(tree.repo).update(pr.number, { title: titleOf(facts), body: pullRequestBody(facts, summary, related, this.deps.secrets, this.criteria) });
       } catch (error) {
         // The pull requests exist and are recorded: a missing cross-link is reported, not fatal.
         this.run.events.emit(RunEventKind.Publish, name, describeRepositoryFailure(name, 'linking the related pull requests', error));
@@ -360,7 +363,7 @@ export class RunWorkspace implements PipelineWorkspace {
   private async openPullRequest(tree: Tree, facts: RunFacts, summary: string): Promise<PullRequestRef> {
     const host = this.deps.hostFor(tree.repo);
     const head = this.workBranch!;
-    const draft = { head, base: tree.baseBranch, title: titleOf(facts), body: pullRequestBody(facts, summary, [], this.deps.secrets) };
+    const draft = { head, base: tree.baseBranch, title: titleOf(facts), body: pullRequestBody(facts, summary, [], this.deps.secrets, this.criteria) };
     const existing = await host.findOpen(head, tree.baseBranch);
     let pr: PullRequestRef;
     let how: string;

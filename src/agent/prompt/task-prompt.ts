@@ -18,6 +18,8 @@ export interface TaskPromptInput {
   conversationBrief?: string;
   /** The hand-back this run resumes from (it was answered, or retried), or null. */
   handBack?: { kind: string; answered: boolean } | null;
+  /** The ticket has acceptance criteria (listed in the ticket brief): the model reports each. */
+  hasCriteria?: boolean;
 }
 
 export function buildTaskPrompt(input: TaskPromptInput): string {
@@ -29,7 +31,10 @@ export function buildTaskPrompt(input: TaskPromptInput): string {
     '2. Read the repository contexts and explore the code involved before changing anything.',
     '3. Make the smallest change that implements the ticket, following the contexts\' principles, with tests where the repository has them.',
     '4. Build and run the relevant tests with `bash` while you work. After you finish, the server runs every context\'s build and test commands itself and publishes your changes as a pull request: do not commit, push or open one yourself.',
-    '5. Call `finish` with a one-paragraph summary of what you changed and why. If the ticket is unclear, contradicts itself or the code, or cannot be implemented here, call `ask` with the matching `kind` instead of guessing.',
+    ...(input.hasCriteria
+      ? ['5. The ticket has acceptance criteria (listed with the ticket below). Before you finish, call `report_criterion` once for each, with its id, `met`, `unmet` or `not_applicable`, and the evidence: the test, command output or code that shows it. Report honestly: a criterion left unmet or unreported fails the run.']
+      : []),
+    `${input.hasCriteria ? 6 : 5}. Call \`finish\` with a one-paragraph summary of what you changed and why. If the ticket is unclear, contradicts itself or the code, or cannot be implemented here, call \`ask\` with the matching \`kind\` instead of guessing.`,
     '',
     input.contextsBrief.trim(),
     '',

@@ -17,6 +17,10 @@ export interface TicketBriefInput {
   comments: readonly { author: string | null; body: string }[];
   /** Every secret value the service knows (collectSecrets): none may reach the model. */
   secrets: readonly string[];
+  /** The acceptance criteria read from the ticket (ids given by the service), for `report_criterion`; absent or empty: none. */
+  criteria?: readonly { id: string; text: string }[];
+  /** Criteria the ticket lists beyond those taken (the limit). */
+  criteriaDropped?: number;
 }
 
 export interface TicketBriefLimits {
@@ -43,6 +47,17 @@ export function buildTicketBrief(input: TicketBriefInput, limits: TicketBriefLim
   else {
     const description = untrustedSection('ticket-description', input.description, secrets, limits.descriptionChars);
     out.push(cutNote('The description', description) + description.block, '');
+  }
+
+  const criteria = input.criteria ?? [];
+  if (criteria.length > 0) {
+    const dropped = input.criteriaDropped ?? 0;
+    out.push('### Acceptance criteria', '',
+      `The service read ${criteria.length} acceptance criteria from the ticket${dropped > 0 ? ` (${dropped} more were left out: only the first ${criteria.length} are taken)` : ''}, `
+      + 'one per line below, each after the id it gave it. Before you finish, report each one with `report_criterion` and that id.', '');
+    // One block for the list: each criterion is one line already (no line break can forge an id).
+    const list = untrustedSection('ticket-criteria', criteria.map((c) => `${c.id}: ${c.text}`).join('\n'), secrets, 60_000);
+    out.push(cutNote('The criteria list', list) + list.block, '');
   }
 
   out.push('### Comments', '');

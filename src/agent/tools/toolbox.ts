@@ -28,10 +28,12 @@ export class Toolbox {
   /** What the model is offered: descriptions and input schemas, no `execute` (the loop runs tools itself). */
   readonly definitions: ToolSet;
 
-  constructor(toolset: AgentToolset, trees: AgentTrees) {
+  /** `extra`: tools a pipeline adds for one session (`report_criterion` in a `code` run with criteria). */
+  constructor(toolset: AgentToolset, trees: AgentTrees, extra: readonly AgentTool[] = []) {
     const list = toolset === AgentToolset.Code
       ? [bashTool(trees), readFileTool(), writeFileTool(), editFileTool(), searchTool(), finishTool(), askTool()]
       : [bashTool(trees), readFileTool(), searchTool(), finishTool(), reportFindingTool()];
+    list.push(...extra);
     const definitions: ToolSet = {};
     for (const t of list) {
       this.tools.set(t.name, t);

@@ -1,4 +1,5 @@
 import { type AgentSession, type AgentToolset, type AgentTree, type AgentUsage, ZERO_USAGE } from '../../agent/agent-types.js';
+import type { AgentTool } from '../../agent/tools/tool-types.js';
 import { loadAgentRuntime } from '../../agent/agent-runtime.js';
 import { providerGateKey } from '../../agent/provider-gate.js';
 import { systemPromptFor } from '../../agent/prompt/system-prompts.js';
@@ -31,7 +32,7 @@ export class AgentRun {
   }
 
   /** A fresh conversation over `trees` with the run's remaining budgets; `close` it when done. */
-  async session(context: StepContext, toolset: AgentToolset, trees: readonly AgentTree[], options: { maxSteps?: number } = {}): Promise<AgentSession> {
+  async session(context: StepContext, toolset: AgentToolset, trees: readonly AgentTree[], options: { maxSteps?: number; extraTools?: readonly AgentTool[] } = {}): Promise<AgentSession> {
     const { agent, secrets, gate, noteUsage } = this.support;
     const before = this.usage;
     const { createAgentSession, languageModelFor } = await loadAgentRuntime();
@@ -54,6 +55,7 @@ export class AgentRun {
       secrets,
       gate,
       gateKey: providerGateKey(agent),
+      ...(options.extraTools ? { extraTools: options.extraTools } : {}),
     });
     this.open.add(session);
     return session;

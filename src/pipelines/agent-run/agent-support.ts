@@ -1,4 +1,5 @@
 import type { AgentUsage } from '../../agent/agent-types.js';
+import type { CriteriaParse, Criterion, CriterionVerdict } from '../../criteria/criteria.js';
 import type { ProviderGate } from '../../agent/provider-gate.js';
 import type { AgentConfig, RepoConfig } from '../../config/service-config.js';
 import type { RunConversation } from '../../conversations/run-conversation.js';
@@ -11,6 +12,14 @@ export interface TicketText {
   title: string | null;
   description: string | null;
   comments: readonly { author: string | null; body: string }[];
+  /** The acceptance criteria its tracker's form gives (absent: none). */
+  criteria?: CriteriaParse;
+}
+
+/** Where a run keeps its acceptance criteria and the agent's verdicts (the server: the database). */
+export interface RunCriteriaSink {
+  capture(criteria: readonly Criterion[]): Promise<void>;
+  report(id: string, verdict: CriterionVerdict, evidence: string): Promise<void>;
 }
 
 /**
@@ -37,6 +46,8 @@ export interface AgentRunSupport {
   conversation?(): Promise<RunConversation | null>;
   /** Posts a comment on the run's ticket (`security-scan`'s summary of a ticket run). */
   commentOnTicket?(body: string): Promise<void>;
+  /** Keeps the run's criteria and verdicts (absent: `pipeline-service run`, which only prints them). */
+  criteria?: RunCriteriaSink;
   /** Routes the provider's HTTP requests (tests, benchmarks); the global fetch otherwise. */
   fetch?: typeof fetch;
 }

@@ -12,7 +12,9 @@ import type { RepositoryContext } from '../contexts/index.js';
 import type { Pipeline, PipelineStep, RunSandbox, StepContext, StepResult } from '../pipeline.js';
 import { RunEventKind } from '../run-event-kind.js';
 import type { AgentRunSupport } from '../agent-run/agent-support.js';
+import { reportCriterionTool } from '../../agent/tools/report-criterion.tool.js';
 import { type CommandsOutcome, type ContextCommands, runContextCommands } from './context-commands.js';
+import { CriteriaLedger, CriteriaStep } from './criteria-ledger.js';
 
 /** Setup, build and test around two agent steps (work and one repair round) get this much on top. */
 const COMMANDS_ALLOWANCE_MS = 60 * 60_000;
@@ -26,9 +28,11 @@ class CodeRun {
   summary: string | null = null;
 
   readonly agent: AgentRun;
+  readonly criteria: CriteriaLedger;
 
   constructor(readonly support: AgentRunSupport, readonly project: string, readonly ticket: string | null, pipeline: string) {
     this.agent = new AgentRun(support, pipeline);
+    this.criteria = new CriteriaLedger(support.criteria);
   }
 
   sandboxFor(sandboxes: readonly RunSandbox[], repo: string | null): RunSandbox {
@@ -66,8 +70,13 @@ class AgentStep implements PipelineStep {
     const { support } = this.state;
     const trees = agentTrees(context.sandboxes);
     const ticket = await support.ticketText();
+    if (ticket?.criteria) await this.state.criteria.take(ticket.criteria, context);
+    const criteria = this.state.criteria.criteria;
     const ticketBrief = ticket
-      ? buildTicketBrief({ ticketId: ticket.ticket, platform: ticket.platform, title: ticket.title, description: ticket.description, comments: ticket.comments, secrets: support.secrets })
+      ? buildTicketBrief({
+        ticketId: ticket.ticket, platform: ticket.platform, title: ticket.title, description: ticket.description, comments: ticket.comments, secrets: support.secrets,
+        criteria, criteriaDropped: ticket.criteria?.dropped ?? 0,
+      })
       : '';
     const conversation = (await support.conversation?.()) ?? null;
     const handBack = resumedHandBack(conversation);
@@ -79,8 +88,11 @@ class AgentStep implements PipelineStep {
       resumed: context.sandboxes.some((s) => s.resumed === true),
       conversationBrief: conversation ? buildConversationBrief(conversation, support.secrets) : '',
       handBack: handBack ? { kind: handBack.kind, answered: handBack.answer !== null } : null,
+      hasCriteria: criteria.length > 0,
     });
-    const session = await this.state.agent.session(context, AgentToolset.Code, trees);
+    // `report_criterion` only where there is something to report on: a run without criteria is as before.
+    const extraTools = criteria.length > 0 ? [reportCriterionTool(this.state.criteria)] : [];
+    const session = await this.state.agent.session(context, AgentToolset.Code, trees, { extraTools });
     this.state.session = session;
     return endedAgentStep(this.state, await session.send(scrubSecrets(prompt, support.secrets)), context);
   }
@@ -157,15 +169,24 @@ function oneLine(text: string): string {
   return clipText(text.replace(/\s+/g, ' ').trim(), 300);
 }
 
+export interface CodePipelineOptions {
+  /** Unmet or unreported acceptance criteria fail the run (the project's `criteria.enforce`; default true). */
+  enforceCriteria?: boolean;
+}
+
 /**
- * The built-in `code` pipeline: gate → setup → agent → verify (with one repair round). The
- * workspace prepares the trees before and publishes (or pushes the wip commit) after.
+ * The built-in `code` pipeline: gate → setup → agent → verify (with one repair round) → the
+ * acceptance criteria's check. The workspace prepares the trees before and publishes (or pushes
+ * the wip commit) after.
  */
-export function codePipeline(support: AgentRunSupport, project: string, ticket: string | null, name = 'code'): Pipeline {
+export function codePipeline(support: AgentRunSupport, project: string, ticket: string | null, name = 'code', options: CodePipelineOptions = {}): Pipeline {
   const run = new CodeRun(support, project, ticket, name);
   return {
     name,
-    steps: [new ContextsGateStep(project, (contexts) => { run.contexts = contexts; }), new SetupStep(run), new AgentStep(run, name), new VerifyStep(run)],
+    steps: [
+      new ContextsGateStep(project, (contexts) => { run.contexts = contexts; }), new SetupStep(run), new AgentStep(run, name), new VerifyStep(run),
+      new CriteriaStep(run.criteria, options.enforceCriteria ?? true, () => run.summary),
+    ],
     timeoutMs: 2 * support.agent.step_timeout_seconds * 1000 + COMMANDS_ALLOWANCE_MS,
   };
 }

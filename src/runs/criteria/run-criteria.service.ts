@@ -4,11 +4,6 @@ import { DatabaseService } from '../../database/database.service.js';
 import { updatedRows } from '../../database/updated-rows.js';
 import { RunChangeNotifier } from '../changes/run-change-notifier.js';
 
-/** Evidence kept per report: the model's account, not a transcript. */
-export const MAX_EVIDENCE_CHARS = 2000;
-/** A judgement's reason. */
-export const MAX_REASON_CHARS = 2000;
-
 export type JudgeOutcome = { outcome: 'judged' } | { outcome: 'no-run' } | { outcome: 'no-criterion' };
 
 /**
