@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { ConversationsModule } from '../conversations/conversations.module.js';
 import { HandBackModule } from '../conversations/hand-back/hand-back.module.js';
+import { RunCriteriaModule } from '../runs/criteria/run-criteria.module.js';
+import { RunCriteriaController } from './run-criteria.controller.js';
 import { RunControlModule } from '../runs/control/run-control.module.js';
 import { RunResourceModule } from '../runs/resource/run-resource.module.js';
 import { RunArtifactsModule } from '../runs/run-artifacts.module.js';
@@ -16,8 +18,8 @@ import { RunsController } from './runs.controller.js';
 
 /** The guarded REST API for runs, their events, artifacts, statistics and pull requests, run control and a parked run's question. */
 @Module({
-  imports: [ConversationsModule, RunResourceModule, RunControlModule, RunArtifactsModule, HandBackModule],
-  controllers: [RunsController, RunArtifactsController, RunControlController, RunQuestionController, PullRequestsController],
+  imports: [RunCriteriaModule, ConversationsModule, RunResourceModule, RunControlModule, RunArtifactsModule, HandBackModule],
+  controllers: [RunsController, RunArtifactsController, RunControlController, RunQuestionController, RunCriteriaController, PullRequestsController],
   providers: [RunEventsReader, RunStatisticsService, RunStatisticsSeriesService, PullRequestsReader],
 })
 export class DashboardModule {}

@@ -13,7 +13,7 @@ export const DEFAULT_RANGE_MS: Record<StatisticsBucket, number> = { hour: 86_400
 export const MAX_BUCKETS = 1000;
 
 /** The figures of the runs created in one bucket (`start` inclusive, the next bucket's start exclusive). */
-export interface RunStatisticsBucket extends RunStatistics {
+export interface RunStatisticsBucket extends Omit<RunStatistics, 'criteria'> {
   start: string;
 }
 

@@ -19,6 +19,19 @@ export interface RunStatistics {
   /** Claim (createdAt) → start of runs that started. */
   queueWaitSeconds: Percentiles;
   usage: RunUsage;
+  /**
+   * The acceptance criteria of those runs: the agent's verdicts (`met`, `unmet`,
+   * `notApplicable`; unreported ones count in none) and `overruled`, judgements that differ from
+   * the agent's verdict (a judgement of an unreported criterion counts as overruling).
+   */
+  criteria: CriteriaCounts;
+}
+
+export interface CriteriaCounts {
+  met: number;
+  unmet: number;
+  notApplicable: number;
+  overruled: number;
 }
 
 interface StatisticsRow {
@@ -31,6 +44,7 @@ interface StatisticsRow {
   input_tokens: string | number;
   output_tokens: string | number;
   cost_usd: string | number;
+  criteria: { met: number; unmet: number; not_applicable: number; overruled: number } | null;
 }
 
 /** Figures over the runs a filter selects, computed by the database in one statement. */
@@ -53,7 +67,13 @@ export class RunStatisticsService {
          (SELECT COALESCE(sum(model_calls), 0) FROM f) AS model_calls,
          (SELECT COALESCE(sum(input_tokens), 0) FROM f) AS input_tokens,
          (SELECT COALESCE(sum(output_tokens), 0) FROM f) AS output_tokens,
-         (SELECT COALESCE(sum(cost_usd), 0) FROM f) AS cost_usd`,
+         (SELECT COALESCE(sum(cost_usd), 0) FROM f) AS cost_usd,
+         (SELECT json_build_object(
+            'met', count(*) FILTER (WHERE c.verdict = 'met'),
+            'unmet', count(*) FILTER (WHERE c.verdict = 'unmet'),
+            'not_applicable', count(*) FILTER (WHERE c.verdict = 'not_applicable'),
+            'overruled', count(*) FILTER (WHERE c.judged_at IS NOT NULL AND c.judgement_verdict IS DISTINCT FROM c.verdict))
+            FROM run_criteria c JOIN f ON f.id = c.run_id) AS criteria`,
       params,
     )) as StatisticsRow[];
     const byState = Object.fromEntries(Object.values(RunState).map((s) => [s, 0])) as Record<RunState, number>;
@@ -69,6 +89,12 @@ export class RunStatisticsService {
         inputTokens: Number(row?.input_tokens ?? 0),
         outputTokens: Number(row?.output_tokens ?? 0),
         costUsd: Number(row?.cost_usd ?? 0),
+      },
+      criteria: {
+        met: Number(row?.criteria?.met ?? 0),
+        unmet: Number(row?.criteria?.unmet ?? 0),
+        notApplicable: Number(row?.criteria?.not_applicable ?? 0),
+        overruled: Number(row?.criteria?.overruled ?? 0),
       },
     };
   }

@@ -39,7 +39,8 @@ describe('the refusal of every guarded route', () => {
     const names = guarded.map((r) => `${r.method} ${r.nestPath}`);
     for (const expected of ['get /api/runs', 'get /api/runs/:id', 'get /api/runs/:id/events', 'get /api/runs/statistics', 'get /api/pull-requests',
       'get /api/runs/:id/artifacts', 'get /api/runs/:id/artifacts/:name',
-      'post /api/runs/:id/cancel', 'post /api/runs/:id/answer', 'post /api/runs/:id/retry', 'delete /api/runs/:id', 'delete /api/runs']) {
+      'post /api/runs/:id/cancel', 'post /api/runs/:id/answer', 'post /api/runs/:id/retry', 'post /api/runs/:id/criteria/:criterion/judge',
+      'delete /api/runs/:id', 'delete /api/runs']) {
       expect(names).toContain(expected);
     }
   });
@@ -53,6 +54,7 @@ describe('the refusal of every guarded route', () => {
       'get /api/runs/:id/question': ['runs.read'], 'get /api/runs/statistics/series': ['runs.read'],
       'get /api/runs/:id/artifacts': ['runs.read'], 'get /api/runs/:id/artifacts/:name': ['runs.read'],
       'post /api/runs/:id/cancel': ['runs.control'], 'post /api/runs/:id/answer': ['runs.control'], 'post /api/runs/:id/retry': ['runs.control'],
+      'post /api/runs/:id/criteria/:criterion/judge': ['runs.control'],
       'delete /api/runs/:id': ['runs.delete'], 'delete /api/runs': ['runs.delete'],
       'post /api/projects/:name/init': ['projects.init'],
       'get /api/access': ['access.read'], 'get /api/access/people': ['access.read'], 'get /api/access/groups': ['access.read'],

@@ -1,9 +1,10 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema, OmitType } from '@nestjs/swagger';
 import { type RunStatisticsBucket, type RunStatisticsSeries, StatisticsBucket } from '../run-statistics-series.service.js';
 import { RunStatisticsDto } from './run-statistics.dto.js';
 
 @ApiSchema({ name: 'RunStatisticsBucket' })
-export class RunStatisticsBucketDto extends RunStatisticsDto implements RunStatisticsBucket {
+// The series carries no criteria counts (the statistics' totals do).
+export class RunStatisticsBucketDto extends OmitType(RunStatisticsDto, ['criteria'] as const) implements RunStatisticsBucket {
   @ApiProperty({ format: 'date-time', description: 'the bucket\'s start (a UTC hour or day); it ends where the next one starts' }) start: string;
 }
 

@@ -1,10 +1,18 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { RunState } from '../../database/entities/run.entity.js';
 import { RunUsageDto } from '../../runs/resource/dto/run-usage.dto.js';
-import type { RunStatistics } from '../run-statistics.service.js';
+import type { CriteriaCounts, RunStatistics } from '../run-statistics.service.js';
 import { PercentilesDto } from './percentiles.dto.js';
 
 const STATES = Object.values(RunState);
+
+@ApiSchema({ name: 'CriteriaCounts' })
+export class CriteriaCountsDto implements CriteriaCounts {
+  @ApiProperty({ type: 'integer', description: 'criteria the agent reported met' }) met: number;
+  @ApiProperty({ type: 'integer', description: 'criteria the agent reported unmet' }) unmet: number;
+  @ApiProperty({ type: 'integer', description: 'criteria the agent reported not applicable' }) notApplicable: number;
+  @ApiProperty({ type: 'integer', description: 'judgements that differ from the agent\'s verdict (or judge an unreported criterion)' }) overruled: number;
+}
 
 @ApiSchema({ name: 'RunStatistics' })
 export class RunStatisticsDto implements RunStatistics {
@@ -19,4 +27,5 @@ export class RunStatisticsDto implements RunStatistics {
   @ApiProperty({ type: PercentilesDto, description: 'start to end of finished runs that started' }) durationSeconds: PercentilesDto;
   @ApiProperty({ type: PercentilesDto, description: 'claim (createdAt) to start of runs that started' }) queueWaitSeconds: PercentilesDto;
   @ApiProperty({ type: RunUsageDto, description: 'summed over the runs' }) usage: RunUsageDto;
+  @ApiProperty({ type: CriteriaCountsDto, description: 'the acceptance criteria of the runs: the agent\'s verdicts, and judgements that overruled them' }) criteria: CriteriaCountsDto;
 }
