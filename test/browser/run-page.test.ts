@@ -72,8 +72,8 @@ describe.skipIf(browserUnavailable)(`a run's page${browserUnavailable ? ` (skipp
 
   const repositoryUrl = () => String(host.repoEntry()['url']);
   /** Opens issue `ticket` on the stand-in and labels it; resolves with the run's id once it exists. */
-  async function startRun(ticket: number, label: string, title = `Ticket ${ticket}`): Promise<string> {
-    host.addTicket(String(ticket), title, 'Made by the run page tests.');
+  async function startRun(ticket: number, label: string, title = `Ticket ${ticket}`, description = 'Made by the run page tests.'): Promise<string> {
+    host.addTicket(String(ticket), title, description);
     expect(await labelIssueOf(stand.baseUrl, repositoryUrl(), ticket, label)).toMatchObject({ status: 202 });
     return eventually(async () => (await stand.api<RunsBody>('reader', 'GET', `/api/runs?ticket=${ticket}`)).body.items[0]?.id, UI_TIMEOUT_MS, `the run of ticket ${ticket}`);
   }
@@ -202,6 +202,68 @@ describe.skipIf(browserUnavailable)(`a run's page${browserUnavailable ? ` (skipp
     await panel.getByRole('link', { name: 'a new run' }).click();
     await p.page.waitForURL(`**${next}`);
     await p.page.getByRole('heading', { level: 1, name: 'Run of 5103' }).waitFor({ timeout: UI_TIMEOUT_MS });
+  }, BROWSER_TEST_TIMEOUT_MS);
+
+  it('a failed code run shows its acceptance criteria; an operator judges one through the dialog (a reason required), the run stays failed; a reader may not judge', async () => {
+    const title = 'Greet with criteria CRIT-5104';
+    const description = ['## Acceptance criteria', '', '- [ ] greeting.txt says hello', '- [ ] the greeting is in French', '- [ ] the tests pass'].join('\n');
+    model.script({
+      match: 'CRIT-5104',
+      turns: [
+        { toolCalls: [{ name: 'write_file', input: { path: 'greeting.txt', content: 'hello\n' } }] },
+        { toolCalls: [
+          { name: 'report_criterion', input: { id: 'c1', verdict: 'met', evidence: 'greeting.txt holds hello' } },
+          { name: 'report_criterion', input: { id: 'c2', verdict: 'unmet', evidence: 'The tests require English.' } },
+          { name: 'report_criterion', input: { id: 'c3', verdict: 'met', evidence: 'sh test.sh passes' } },
+        ] },
+        { toolCalls: [{ name: 'finish', input: { summary: 'Added greeting.txt.' } }] },
+      ],
+    });
+    const id = await startRun(5104, CODE_LABEL, title, description);
+    await eventually(async () => (['succeeded', 'failed', 'cancelled'].includes(await runState(id)) ? true : undefined), 60_000, 'the run to end');
+    expect(await runState(id)).toBe('failed');
+
+    // A reader sees the criteria, and no way to judge them.
+    const reader = await stand.newPage();
+    await reader.signIn(`/runs/${id}`, 'reader');
+    const readerTable = reader.page.getByRole('table', { name: 'Acceptance criteria' });
+    await readerTable.getByRole('row').filter({ hasText: 'the greeting is in French' }).waitFor({ timeout: UI_TIMEOUT_MS });
+    expect(await reader.page.getByRole('button', { name: /^Judge/ }).count()).toBe(0);
+
+    const p = await stand.newPage();
+    await p.signIn(`/runs/${id}`, 'operator');
+    await headerState(p, 'failed').waitFor({ timeout: UI_TIMEOUT_MS });
+    const table = p.page.getByRole('table', { name: 'Acceptance criteria' });
+    const c2 = table.getByRole('row').filter({ has: p.page.getByRole('rowheader', { name: 'c2' }) });
+    await c2.getByText('Unmet').waitFor({ timeout: UI_TIMEOUT_MS });
+    await c2.getByText('The tests require English.').waitFor({ timeout: UI_TIMEOUT_MS });
+    expect(await table.getByRole('row').count()).toBe(4); // the header and three criteria
+    await inspectPage(p, 'run-criteria');
+    await mark(p);
+
+    await c2.getByRole('button', { name: 'Judge c2' }).click();
+    const dialog = p.page.getByRole('dialog', { name: 'Judge c2' });
+    await dialog.waitFor({ timeout: UI_TIMEOUT_MS });
+    const record = dialog.getByRole('button', { name: 'Record judgement' });
+    expect(await record.isDisabled()).toBe(true); // no reason yet
+    await dialog.getByRole('radio', { name: 'Not applicable' }).check();
+    await dialog.getByRole('textbox', { name: 'Reason (required)' }).fill('French was dropped from the scope. JUDGED-5104');
+    await inspectPage(p, 'run-criteria-judge-dialog');
+    await record.click();
+    await dialog.waitFor({ state: 'detached', timeout: UI_TIMEOUT_MS });
+
+    // The judgement shows beside the agent's verdict, attributed; the run did not change.
+    await c2.getByText('French was dropped from the scope. JUDGED-5104').waitFor({ timeout: UI_TIMEOUT_MS });
+    await c2.getByText(/^by operator,/).waitFor({ timeout: UI_TIMEOUT_MS });
+    await c2.getByText('Not applicable').waitFor({ timeout: UI_TIMEOUT_MS });
+    await headerState(p, 'failed').waitFor({ timeout: UI_TIMEOUT_MS });
+    expect(await sameDocument(p)).toBe(true);
+    const run = (await stand.api<{ state: string; criteria: { id: string; judgement: { verdict: string; by: string } | null }[] }>('reader', 'GET', `/api/runs/${id}`)).body;
+    expect(run.state).toBe('failed');
+    expect(run.criteria.find((c) => c.id === 'c2')?.judgement).toMatchObject({ verdict: 'not_applicable', by: 'operator' });
+    // The reader's page follows through the hub.
+    await readerTable.getByText('French was dropped from the scope. JUDGED-5104').waitFor({ timeout: UI_TIMEOUT_MS });
+    await inspectPage(p, 'run-criteria-judged');
   }, BROWSER_TEST_TIMEOUT_MS);
 
   it('the pull requests, statistics and findings pages pass the accessibility scan once loaded', async () => {

@@ -6,6 +6,11 @@ export type Platform = 'github' | 'gitlab' | 'azure-devops' | 'jira' | string;
 
 export interface RunUsage { modelCalls: number; inputTokens: number; outputTokens: number; costUsd: number }
 export interface RunStep { name: string; state: string; startedAt: string; finishedAt: string | null }
+export type CriterionVerdict = 'met' | 'unmet' | 'not_applicable';
+/** A person's judgement of a criterion (it changes no run state). */
+export interface CriterionJudgement { verdict: CriterionVerdict; reason: string; by: string; at: string }
+/** One acceptance criterion of the run's ticket: the agent's verdict (null: not reported) and a judgement. */
+export interface RunCriterion { id: string; text: string; verdict: CriterionVerdict | null; evidence: string | null; judgement: CriterionJudgement | null }
 export interface RunPullRequest { repo: string; url: string; number: number; state: 'open' | 'merged' | 'closed' }
 
 export interface Run {
@@ -26,6 +31,8 @@ export interface Run {
   usage: RunUsage;
   pullRequests: RunPullRequest[];
   target: { repo: string; number: number } | null;
+  /** The ticket's acceptance criteria (empty: none; absent from a server before criteria). */
+  criteria?: RunCriterion[];
 }
 
 export interface RunPage { items: Run[]; total: number }

@@ -11,6 +11,7 @@ import { Button, EmptyState, PageTitle, PanelError } from '../../components/ui';
 import { LogPanel } from './log-panel';
 import { RunActions } from './run-actions';
 import { RunArtifacts } from './run-artifacts';
+import { RunCriteria } from './run-criteria';
 import { RunHeader } from './run-header';
 import { RunQuestionPanel } from './run-question';
 import { RunSteps } from './run-steps';
@@ -63,6 +64,7 @@ export function RunPage() {
       <div className="mb-4 flex justify-end"><RunActions run={r} /></div>
       <RunHeader run={r} now={now} />
       <RunQuestionPanel run={r} />
+      <RunCriteria run={r} />
       <RunSteps run={r} snapshot={snapshot} now={now} />
       <LogPanel run={r} snapshot={snapshot} search={search} />
       <RunArtifacts runId={r.id} />
