@@ -9,6 +9,8 @@ export interface StatisticsFigures {
   durationSeconds: Percentiles;
   queueWaitSeconds: Percentiles;
   usage: { modelCalls: number; inputTokens: number; outputTokens: number; costUsd: number };
+  /** Acceptance criteria: the agent's verdicts and the judgements that overruled them (the totals only, not per bucket). */
+  criteria?: { met: number; unmet: number; notApplicable: number; overruled: number };
 }
 export interface StatisticsBucket extends StatisticsFigures { start: string }
 export type BucketWidth = 'hour' | 'day';

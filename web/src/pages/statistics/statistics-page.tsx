@@ -122,6 +122,11 @@ function FigureTiles({ figures }: { figures: StatisticsFigures }) {
     ['Tokens in / out', `${tokens(figures.usage.inputTokens)} / ${tokens(figures.usage.outputTokens)}`],
     ['Cost', formatCost(figures.usage.costUsd)],
   ];
+  const c = figures.criteria;
+  if (c && c.met + c.unmet + c.notApplicable + c.overruled > 0) {
+    tiles.push(['Criteria met / unmet / n.a.', `${c.met.toLocaleString()} / ${c.unmet.toLocaleString()} / ${c.notApplicable.toLocaleString()}`, 'acceptance criteria as the agent reported them']);
+    tiles.push(['Criteria overruled', c.overruled.toLocaleString(), 'judgements that differ from the agent\'s verdict']);
+  }
   return (
     <dl className="mb-4 grid grid-cols-2 gap-2 sm:grid-cols-3 lg:grid-cols-5">
       {tiles.map(([label, value, hint]) => (
