@@ -43,6 +43,7 @@ describe('Azure DevOps poll read (WIQL + batch reads) and trigger history (work 
       labels: ['frontend'],
       title: 'In a trigger state',
       description: null,
+      acceptanceCriteria: null,
       url: `${standIn.organizationUrl}/Shop/_workitems/edit/201`,
       concurrencyToken: '1',
       updatedAt: standIn.items.get(201)!.fields['System.ChangedDate'],

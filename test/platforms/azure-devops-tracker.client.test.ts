@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AzureDevOpsTrackerClient, buildWiql } from '../../src/platforms/azure-devops/azure-devops-tracker.client.js';
+import { Platform } from '../../src/platforms/platform.js';
+import { parseTicketCriteria } from '../../src/platforms/ticket-criteria.js';
 import type { TrackerError } from '../../src/platforms/tracker-client.js';
 import { AzureDevOpsStandIn } from '../stand-ins/azure-devops-stand-in.js';
 
@@ -33,6 +35,7 @@ describe('AzureDevOpsTrackerClient against the Azure DevOps stand-in', () => {
       labels: ['frontend', 'service:pending'],
       title: 'Work item 101',
       description: null,
+      acceptanceCriteria: null,
       url: 'https://dev.azure.com/acme/Shop/_workitems/edit/101',
       concurrencyToken: '1',
     });
@@ -41,6 +44,17 @@ describe('AzureDevOpsTrackerClient against the Azure DevOps stand-in', () => {
     expect(req.query.get('api-version')).toBe('7.1');
     expect(req.query.get('$expand')).toBe('links');
     expect(req.headers.authorization).toBe(`Basic ${Buffer.from(`:${PAT}`).toString('base64')}`);
+  });
+
+  it('reads the acceptance-criteria field (HTML, kept) on a single read; its list items are the ticket\'s criteria', async () => {
+    const story = standIn.addWorkItem(120, 'Ready for Agent', [], 'A user story', '<div>As a shopper…</div>');
+    story.fields['Microsoft.VSTS.Common.AcceptanceCriteria'] = '<div><ul><li>Badge shows the <b>new</b> count</li><li>Works offline &amp; online</li></ul></div>';
+    const snapshot = await client.readTicket('120');
+    expect(snapshot.acceptanceCriteria).toBe(story.fields['Microsoft.VSTS.Common.AcceptanceCriteria']);
+    expect(parseTicketCriteria(Platform.AzureDevOps, snapshot).criteria).toEqual([
+      { id: 'c1', text: 'Badge shows the new count' },
+      { id: 'c2', text: 'Works offline & online' },
+    ]);
   });
 
   it('reads title, System.Description (HTML, kept) and every comment oldest first, deleted ones left out', async () => {
