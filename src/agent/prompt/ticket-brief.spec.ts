@@ -36,6 +36,18 @@ describe('buildTicketBrief', () => {
     expect(brief).toContain('2 comments, oldest first');
   });
 
+  it('lists the acceptance criteria in a block of their own, by id, secrets scrubbed; says outside how many were left out', () => {
+    const brief = buildTicketBrief(base({ criteria: [{ id: 'c1', text: 'Totals round once' }, { id: 'c2', text: `Never log ${SECRET}` }], criteriaDropped: 3 }));
+    const block = blocksOf(brief).find((b) => b.source === 'ticket-criteria');
+    expect(block?.content).not.toContain(SECRET);
+    expect(block?.content.startsWith('c1: Totals round once\nc2: Never log ')).toBe(true);
+    expect(outsideBlocks(brief)).toContain('2 acceptance criteria');
+    expect(outsideBlocks(brief)).toContain('3 more were left out');
+    expect(outsideBlocks(brief)).toContain('report_criterion');
+    // Without criteria the brief is as before.
+    expect(blocksOf(buildTicketBrief(base())).some((b) => b.source === 'ticket-criteria')).toBe(false);
+  });
+
   it('says when there is no description and no comment', () => {
     const brief = buildTicketBrief(base({ description: null, comments: [], title: null }));
     expect(brief).toContain('The ticket has no description.');
