@@ -115,6 +115,9 @@ async function fillInstallationA(): Promise<void> {
     INSERT INTO pull_requests (run_id, project, ticket, repo, url, number, state) VALUES ('${RUN}', 'shop', 'T-1', 'shop-web', 'https://github.com/acme/shop-web/pull/7', 7, 'open'),
       (NULL, 'shop', NULL, 'shop-web', 'https://github.com/acme/shop-web/pull/8', 8, 'merged');
     INSERT INTO run_artifacts (run_id, name, media_type, content, size_bytes) SELECT '${RUN}', 'all-bytes.bin', 'application/octet-stream', string_agg(set_byte('\\x00'::bytea, 0, i), ''::bytea ORDER BY i), 256 FROM generate_series(0, 255) i;
+    INSERT INTO run_criteria (run_id, position, id, text, verdict, evidence, reported_at, judgement_verdict, judgement_reason, judged_by, judged_at)
+      VALUES ('${RUN}', 1, 'c1', 'Totals round once', 'unmet', E'a test\nfails', now(), 'met', 'checked by hand', 'dave@example.test', now()),
+        ('${RUN}', 2, 'c2', 'Never "twice"', NULL, NULL, NULL, NULL, NULL, NULL, NULL);
     INSERT INTO run_questions (run_id, platform, project, ticket, kind, question, answer, answered_by, answer_source, answered_at)
       VALUES ('${RUN}', 'platform-a', 'shop', 'T-1', 'question', 'Which colour?', 'Blue', 'dave@example.test', 'dashboard', now());
     INSERT INTO command_receipts (platform, repository, act_id) VALUES ('platform-a', 'acme/shop-web', 'comment-1');
