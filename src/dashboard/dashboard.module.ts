@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ConversationsModule } from '../conversations/conversations.module.js';
 import { HandBackModule } from '../conversations/hand-back/hand-back.module.js';
+import { RunEngineModule } from '../runs/run-engine.module.js';
 import { RunCriteriaModule } from '../runs/criteria/run-criteria.module.js';
 import { RunCriteriaController } from './run-criteria.controller.js';
 import { RunControlModule } from '../runs/control/run-control.module.js';
@@ -18,7 +19,7 @@ import { RunsController } from './runs.controller.js';
 
 /** The guarded REST API for runs, their events, artifacts, statistics and pull requests, run control and a parked run's question. */
 @Module({
-  imports: [RunCriteriaModule, ConversationsModule, RunResourceModule, RunControlModule, RunArtifactsModule, HandBackModule],
+  imports: [RunCriteriaModule, RunEngineModule, ConversationsModule, RunResourceModule, RunControlModule, RunArtifactsModule, HandBackModule],
   controllers: [RunsController, RunArtifactsController, RunControlController, RunQuestionController, RunCriteriaController, PullRequestsController],
   providers: [RunEventsReader, RunStatisticsService, RunStatisticsSeriesService, PullRequestsReader],
 })

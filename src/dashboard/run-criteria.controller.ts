@@ -7,6 +7,9 @@ import { RequirePermissions } from '../auth/require-permissions.decorator.js';
 import { ErrorBodyDto } from '../common/dto/error-body.dto.js';
 import type { ErrorBody } from '../common/error-body.js';
 import { requestValidation } from '../common/request-validation.js';
+import { clipText } from '../common/clip-text.js';
+import { RunEventKind } from '../pipelines/run-event-kind.js';
+import { RunEventsService } from '../runs/run-events.service.js';
 import { RunCriteriaService } from '../runs/criteria/run-criteria.service.js';
 import { RunReaderService } from '../runs/resource/run-reader.service.js';
 import type { Run } from '../runs/resource/run-resource.js';
@@ -29,6 +32,7 @@ export class RunCriteriaController {
   constructor(
     private readonly criteria: RunCriteriaService,
     private readonly runs: RunReaderService,
+    private readonly events: RunEventsService,
   ) {}
 
   @Post(':id/criteria/:criterion/judge')
@@ -45,6 +49,9 @@ export class RunCriteriaController {
     const result = await this.criteria.judge(params.id, params.criterion, body.verdict, body.reason.trim(), attributionOf(auth.principal));
     if (result.outcome === 'no-run') throw runNotFound(params.id);
     if (result.outcome === 'no-criterion') throw new NotFoundException({ error: `run ${params.id} has no criterion ${params.criterion}` } satisfies ErrorBody);
+    // The run's log says who judged what, and why (best effort: the judgement is recorded already).
+    const line = `${params.criterion} judged ${body.verdict} by ${attributionOf(auth.principal)}: ${clipText(body.reason.replace(/\s+/g, ' ').trim(), 300)}`;
+    await this.events.append(params.id, RunEventKind.Criteria, line).catch(() => undefined);
     const run = await this.runs.get(params.id);
     if (!run) throw new ServiceUnavailableException({ error: `run ${params.id} could not be read back` } satisfies ErrorBody);
     return { run };

@@ -174,6 +174,7 @@ describe('acceptance criteria of code runs, end to end (tickets on GitHub)', () 
     const after = await runOf(runId);
     expect({ state: after.state, error: after.error }).toEqual({ state: 'failed', error });
     expect(await statistics()).toEqual({ met: 5, unmet: 1, notApplicable: 0, overruled: 1 });
+    expect((await server.events(runId)).filter((e) => e.kind === 'criteria').map((e) => e.text)).toContain(`c2 judged met by ${OPERATOR}: The file ends with a newline: I checked it.`);
     // Judging a criterion the agent got right as met again is no overruling.
     expect((await api('POST', `/api/runs/${runId}/criteria/c1/judge`, operator, { verdict: 'met', reason: 'Agreed.' })).status).toBe(200);
     expect((await statistics()).overruled).toBe(1);
