@@ -131,6 +131,7 @@ describe('Azure DevOps work items', () => {
     const html = '<p>Intro</p><pre><h2>Acceptance criteria</h2><ul><li>fake</li></ul></pre><h3>Acceptance criteria</h3><ul><li>one</li><li>two</li></ul><h3>Notes</h3><ul><li>not taken</li></ul>';
     expect(ado(null, html)).toEqual(['c1: one', 'c2: two']);
     expect(ado('', '## Acceptance criteria\n- [ ] from markdown')).toEqual(['c1: from markdown']);
+    expect(ado(null, '## Acceptance criteria\n- [ ] totals < 100 stay exact')).toEqual(['c1: totals < 100 stay exact']);
   });
 
   it('renders the field as a list (and a description section for types without it) that reads back', () => {

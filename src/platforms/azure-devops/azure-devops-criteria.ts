@@ -16,7 +16,9 @@ export const azureDevOpsCriteria: TicketCriteriaFormat = {
     const field = parseHtmlCriteriaField(source.acceptanceCriteria);
     if (field.criteria.length > 0) return field;
     const description = source.description ?? '';
-    return description.includes('<') ? parseHtmlCriteriaSection(description) : parseMarkdownCriteria(description);
+    // HTML as the rich-text editor writes it; a description kept as Markdown may hold a `<` too.
+    const html = description.includes('<') ? parseHtmlCriteriaSection(description) : null;
+    return html && html.criteria.length > 0 ? html : parseMarkdownCriteria(description);
   },
   render: (texts) => {
     const list = renderHtmlList(texts);
