@@ -5,7 +5,7 @@ import { tempConfig } from '../../test/support/temp-config.js';
 import type { Finding } from '../findings/finding.js';
 import { readEnvironment } from './environment.js';
 import { buildConfig, loadServiceConfig } from './load-service-config.js';
-import { DEFAULT_QUEUE, DEFAULT_SANDBOX, type ServiceConfig, defaultServiceConfig } from './service-config.js';
+import { DEFAULT_QUEUE, DEFAULT_SANDBOX, type ServiceConfig, criteriaEnforced, defaultServiceConfig } from './service-config.js';
 
 type Vars = Record<string, string | undefined>;
 
@@ -313,6 +313,21 @@ describe('bad types', () => {
     const shop = config.projects.shop;
     expect(shop?.triggers['platform-a']).toMatchObject({ trigger_statuses: [], pipeline_from_label: {}, default_pipeline: null });
     expect(shop?.pr_commands).toEqual({ enabled: false, require_member: true, allowed_pipelines: [] });
+  });
+
+  it('criteria.enforce: true by default, false when said, a finding and the default for anything else', () => {
+    const { config, findings } = build({
+      projects: {
+        strict: { tracker: 'platform-a' },
+        relaxed: { tracker: 'platform-a', criteria: { enforce: false } },
+        odd: { tracker: 'platform-a', criteria: { enforce: 'sometimes' } },
+      },
+    });
+    expect(criteriaEnforced(config.projects.strict)).toBe(true);
+    expect(criteriaEnforced(config.projects.relaxed)).toBe(false);
+    expect(criteriaEnforced(config.projects.odd)).toBe(true);
+    expect(criteriaEnforced(undefined)).toBe(true);
+    expect(only(findings, 'projects.odd.criteria.enforce')).toMatchObject({ project: 'odd', severity: 'blocking' });
   });
 
   it('a block that is not a mapping is ignored with a finding', () => {
