@@ -76,7 +76,8 @@ export class BotFrameworkStandIn extends StandInServer {
   /** Client-credentials requests answered with a token. */
   tokensIssued = 0;
   readonly tenantId: string;
-  private readonly channelKey = SigningKey.create('bf-channel-key-1');
+  private channelKey = SigningKey.create('bf-channel-key-1');
+  private keyGeneration = 1;
   private readonly entraKey = SigningKey.create('entra-key-1');
   private readonly members = new Map<string, TeamsMember>();
   private nextActivity = 1_700_000_000_000;
@@ -119,6 +120,12 @@ export class BotFrameworkStandIn extends StandInServer {
     };
     const key = options.foreignKey ? SigningKey.create(this.channelKey.kid) : this.channelKey;
     return key.sign(payload, { x5t: true });
+  }
+
+  /** The channel starts signing with a new key and publishes only that one (a rotation). */
+  rotateSigningKey(): string {
+    this.channelKey = SigningKey.create(`bf-channel-key-${++this.keyGeneration}`);
+    return this.channelKey.kid;
   }
 
   /** Activities sent to one conversation (creation order). */

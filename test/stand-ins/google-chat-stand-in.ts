@@ -71,7 +71,7 @@ export interface ServiceAccountKeyFile {
 export class GoogleChatStandIn extends StandInServer {
   readonly messages: ChatApiMessage[] = [];
   tokensIssued = 0;
-  private readonly chatKey = SigningKey.create('5d1e3c9b7a2f4e6d8c0b1a3f5e7d9c2b4a6f8e01');
+  private chatKey = SigningKey.create('5d1e3c9b7a2f4e6d8c0b1a3f5e7d9c2b4a6f8e01');
   private readonly accountKey = SigningKey.create('8c2f7e1d3b5a4c6e9f0d2b4a6c8e0f1a3b5d7c9e');
   private readonly accessTokens = new Set<string>();
   private nextId = 1;
@@ -135,6 +135,12 @@ export class GoogleChatStandIn extends StandInServer {
       iss: 'https://accounts.google.com',
       sub: '113480196257628374261',
     });
+  }
+
+  /** The Chat account starts signing with a new key and publishes only that one (a rotation). */
+  rotateSigningKey(): string {
+    this.chatKey = SigningKey.create(randomBytes(20).toString('hex'));
+    return this.chatKey.kid;
   }
 
   /** Messages in one space (creation order, deleted ones included). */
