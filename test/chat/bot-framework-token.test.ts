@@ -66,9 +66,21 @@ describe('BotFrameworkTokenVerifier', () => {
     expect(await verifier.verify('Basic dXNlcjpwYXNz', activity())).toMatchObject({ ok: false, reason: 'missing' });
   });
 
-  it('a sovereign cloud\'s issuer is configured, and the public one is then refused', async () => {
-    const verifier = new BotFrameworkTokenVerifier({ appId: APP_ID, openIdMetadataUrl: standIn.openIdMetadataUrl, issuer: 'https://api.botframework.us' });
-    expect((await verifier.verify(bearer(standIn.mintActivityToken({ issuer: 'https://api.botframework.us' })), activity())).ok).toBe(true);
+  it('takes the issuer from the OpenID metadata (a sovereign cloud\'s), and refuses the public one there', async () => {
+    const gov = await new BotFrameworkStandIn({ appId: APP_ID, appPassword: APP_PASSWORD, issuer: 'https://api.botframework.us' }).start();
+    try {
+      const verifier = new BotFrameworkTokenVerifier({ appId: APP_ID, openIdMetadataUrl: gov.openIdMetadataUrl });
+      const govActivity = { serviceUrl: gov.serviceUrl, channelId: 'msteams' };
+      expect((await verifier.verify(bearer(gov.mintActivityToken()), govActivity)).ok).toBe(true);
+      expect(await verifier.verify(bearer(gov.mintActivityToken({ issuer: 'https://api.botframework.com' })), govActivity)).toMatchObject({ ok: false, reason: 'issuer' });
+    } finally {
+      await gov.stop();
+    }
+  });
+
+  it('an explicitly configured issuer wins over the metadata\'s', async () => {
+    const verifier = new BotFrameworkTokenVerifier({ appId: APP_ID, openIdMetadataUrl: standIn.openIdMetadataUrl, issuer: 'https://api.botframework.azure.cn' });
+    expect((await verifier.verify(bearer(standIn.mintActivityToken({ issuer: 'https://api.botframework.azure.cn' })), activity())).ok).toBe(true);
     expect(await verifier.verify(bearer(standIn.mintActivityToken()), activity())).toMatchObject({ ok: false, reason: 'issuer' });
   });
 

@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BotFrameworkClientCredentials } from '../../src/chat/outbound-auth/bot-framework-client-credentials.js';
 import { BotFrameworkTokenVerifier } from '../../src/chat/verification/bot-framework-token.js';
 import { BotFrameworkStandIn } from '../stand-ins/bot-framework-stand-in.js';
-import { TEAMS_USER, teamsCardActionInvoke, teamsMessageActivity, type TeamsActivityContext } from '../stand-ins/bot-framework-activities.js';
+import { TEAMS_USER, teamsCardActionInvoke, teamsCardSubmitMessage, teamsMessageActivity, type TeamsActivityContext } from '../stand-ins/bot-framework-activities.js';
 import { REDIS_URL, deleteKeys, uniqueKeyPrefix } from '../support/test-store.js';
 
 /**
@@ -128,6 +128,15 @@ describe('Teams adapter against the Bot Framework stand-in', () => {
     expect(response.status).toBe(200);
     expect(handled).toEqual(['action:BILL-12']);
     expect(standIn.activities.slice(before).map((a) => a.activity['text'])).toEqual(['Confirmed BILL-12']);
+  });
+
+  it('accepts a signed Action.Submit click (a message carrying the card\'s data) as the same action', async () => {
+    const before = standIn.activities.length;
+    const response = await deliver(teamsCardSubmitMessage(ctx, { actionId: 'confirm', value: 'BILL-15' }, '1710000000001'), `Bearer ${standIn.mintActivityToken()}`);
+
+    expect(response.status).toBe(200);
+    expect(handled).toEqual(['action:BILL-15']);
+    expect(standIn.activities.slice(before).map((a) => a.activity['text'])).toEqual(['Confirmed BILL-15']);
   });
 
   const refusedCases: Array<[string, (s: BotFrameworkStandIn) => string | null, string | null]> = [

@@ -32,6 +32,8 @@ export interface BotFrameworkStandInOptions {
   appPassword: string;
   /** The tenant the issued tokens name (`tid`). Default a fixed GUID. */
   tenantId?: string;
+  /** The issuer the metadata publishes and tokens carry. Default https://api.botframework.com (a sovereign cloud has its own). */
+  issuer?: string;
   /** The channels the signing key is endorsed for. Default `['msteams']`. */
   endorsements?: string[];
 }
@@ -41,7 +43,7 @@ export interface MintActivityTokenOptions {
   serviceUrl?: string | null;
   /** Default the app id. */
   audience?: string;
-  /** Default https://api.botframework.com. */
+  /** Default the stand-in's issuer. */
   issuer?: string;
   /** Seconds from now. Default 3600; negative → already expired. */
   expiresIn?: number;
@@ -87,6 +89,9 @@ export class BotFrameworkStandIn extends StandInServer {
     this.tenantId = options.tenantId ?? '72f988bf-86f1-41af-91ab-2d7cd011db47';
   }
 
+  get issuer(): string {
+    return this.options.issuer ?? BOT_FRAMEWORK_ISSUER;
+  }
   get openIdMetadataUrl(): string {
     return `${this.url}/v1/.well-known/openidconfiguration`;
   }
@@ -115,7 +120,7 @@ export class BotFrameworkStandIn extends StandInServer {
       ...(serviceUrl === null ? {} : { serviceurl: serviceUrl }),
       nbf: now + (options.notBefore ?? -300),
       exp: now + (options.expiresIn ?? 3600),
-      iss: options.issuer ?? BOT_FRAMEWORK_ISSUER,
+      iss: options.issuer ?? this.issuer,
       aud: options.audience ?? this.options.appId,
     };
     const key = options.foreignKey ? SigningKey.create(this.channelKey.kid) : this.channelKey;
@@ -159,7 +164,7 @@ export class BotFrameworkStandIn extends StandInServer {
 
   private metadata(): Record<string, unknown> {
     return {
-      issuer: BOT_FRAMEWORK_ISSUER,
+      issuer: this.issuer,
       authorization_endpoint: 'https://invalid.botframework.com',
       jwks_uri: this.jwksUrl,
       id_token_signing_alg_values_supported: ['RS256'],

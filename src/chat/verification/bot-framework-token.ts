@@ -4,8 +4,9 @@ import { RemoteKeySet, fetchJson, type RemoteKeySetOptions } from './remote-key-
 /**
  * Verifies the Bot Framework token on an inbound Teams activity, as Microsoft documents for
  * "connector to bot" requests: a Bearer JWT signed (RS256) by a key of the keys document that the
- * OpenID metadata names (`jwks_uri`); `iss` the channel service (`https://api.botframework.com`
- * in the public cloud); `aud` the bot's Microsoft App ID; within `nbf`/`exp` with 5 minutes of
+ * OpenID metadata names (`jwks_uri`); `iss` the issuer that metadata publishes
+ * (`https://api.botframework.com` in the public cloud, so a sovereign cloud's metadata URL brings
+ * its own issuer); `aud` the bot's Microsoft App ID; within `nbf`/`exp` with 5 minutes of
  * tolerance; its `serviceurl` claim equal to the activity's `serviceUrl` (replies, which carry
  * the bot's own token, go to that URL: a token minted for another service URL must not steer
  * them); and, when the activity names its channel, the key's `endorsements` include it.
@@ -22,7 +23,7 @@ export interface BotFrameworkTokenOptions {
   appId: string;
   /** Default: the public cloud's. */
   openIdMetadataUrl?: string;
-  /** Default `https://api.botframework.com` (sovereign clouds have their own). */
+  /** Default: the `issuer` the OpenID metadata publishes (`https://api.botframework.com` when it publishes none). */
   issuer?: string;
   /** Default 300 s, Microsoft's documented skew. */
   clockToleranceSeconds?: number;
@@ -38,14 +39,17 @@ export interface ActivityIdentity {
 export class BotFrameworkTokenVerifier {
   private readonly keySet: RemoteKeySet;
   private readonly metadataUrl: string;
+  /** The metadata's `issuer`, read with the keys. */
+  private publishedIssuer = BOT_FRAMEWORK_TOKEN_ISSUER;
 
   constructor(private readonly options: BotFrameworkTokenOptions) {
     this.metadataUrl = options.openIdMetadataUrl ?? BOT_FRAMEWORK_OPENID_METADATA_URL;
     const timeoutMs = options.keys?.timeoutMs ?? 5_000;
     // The metadata is read on every key refresh, so a moved jwks_uri is followed.
     this.keySet = new RemoteKeySet(async () => {
-      const metadata = (await fetchJson(this.metadataUrl, timeoutMs)) as { jwks_uri?: unknown };
+      const metadata = (await fetchJson(this.metadataUrl, timeoutMs)) as { jwks_uri?: unknown; issuer?: unknown };
       if (typeof metadata.jwks_uri !== 'string') throw new Error(`${this.metadataUrl} names no jwks_uri`);
+      this.publishedIssuer = typeof metadata.issuer === 'string' && metadata.issuer !== '' ? metadata.issuer : BOT_FRAMEWORK_TOKEN_ISSUER;
       return metadata.jwks_uri;
     }, options.keys);
   }
@@ -53,7 +57,7 @@ export class BotFrameworkTokenVerifier {
   /** `authorization` is the request's header; `activity` its parsed body. */
   async verify(authorization: string | null | undefined, activity: ActivityIdentity): Promise<ChatTokenVerdict> {
     const { verdict, key } = await verifyWithKeySet(bearerOf(authorization), this.keySet, {
-      issuer: this.options.issuer ?? BOT_FRAMEWORK_TOKEN_ISSUER,
+      issuer: () => this.options.issuer ?? this.publishedIssuer,
       audience: this.options.appId,
       clockToleranceSeconds: this.options.clockToleranceSeconds ?? 300,
     });

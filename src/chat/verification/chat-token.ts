@@ -40,7 +40,8 @@ export function bearerOf(authorization: string | null | undefined): string | nul
 }
 
 export interface JwtChecks {
-  issuer: string;
+  /** A function when the issuer is learnt with the keys (read after the key lookup). */
+  issuer: string | (() => string);
   audience: string;
   clockToleranceSeconds: number;
 }
@@ -70,7 +71,7 @@ export async function verifyWithKeySet(
   try {
     const claims = jwt.verify(token, key.key, {
       algorithms: ['RS256'],
-      issuer: checks.issuer,
+      issuer: typeof checks.issuer === 'function' ? checks.issuer() : checks.issuer,
       audience: checks.audience,
       clockTolerance: checks.clockToleranceSeconds,
       complete: false,
