@@ -98,7 +98,8 @@ describe('Google Chat adapter against the Google Chat stand-in', () => {
   }
 
   it('accepts a signed mention, and its reply (in the event\'s thread) and the reply\'s edit reach the Chat API with a token from the key file\'s token_uri', async () => {
-    const event = chatMessageEvent('fix BILL-12', { mention: { name: standIn.appUserName, displayName: 'pipeline' } });
+    // The app's display name differs from the bot's userName: botUserId lets the adapter rewrite the mention.
+    const event = chatMessageEvent('fix BILL-12', { mention: { name: standIn.appUserName, displayName: 'Pipeline Service' } });
     const response = await deliver(event, `Bearer ${standIn.mintChatToken()}`);
 
     expect(response.status).toBe(200);
