@@ -133,6 +133,17 @@ describe('Google Chat adapter against the Google Chat stand-in', () => {
     expect(posted[0]!.message).toMatchObject({ thread: { name: `${CHAT_SPACE.name}/threads/card1` } });
   });
 
+  it('when the API refuses the cached token, the adapter\'s call takes a new one from the token endpoint and succeeds', async () => {
+    const before = standIn.messages.length;
+    const issued = standIn.tokensIssued;
+    standIn.revokeAccessTokens();
+    const response = await deliver(chatMessageEvent('fix BILL-16', { mention: { name: standIn.appUserName, displayName: 'Pipeline Service' } }), `Bearer ${standIn.mintChatToken()}`);
+
+    expect(response.status).toBe(200);
+    expect(standIn.tokensIssued).toBe(issued + 1);
+    expect(standIn.messages.slice(before).map((m) => m.message['text'])).toEqual(['Run admitted for: @pipeline fix BILL-16']);
+  });
+
   it('a classic interaction event (type MESSAGE) passes verification but the adapter dispatches nothing: the app must use the add-on event format', async () => {
     const response = await deliver(legacyMessageEvent('fix BILL-14', { mention: { name: standIn.appUserName, displayName: 'pipeline' } }), `Bearer ${standIn.mintChatToken()}`);
 

@@ -143,6 +143,11 @@ export class GoogleChatStandIn extends StandInServer {
     return this.chatKey.kid;
   }
 
+  /** Every access token issued so far stops working (the API answers 401 to it). */
+  revokeAccessTokens(): void {
+    this.accessTokens.clear();
+  }
+
   /** Messages in one space (creation order, deleted ones included). */
   messagesIn(space: string): ChatApiMessage[] {
     return this.messages.filter((m) => m.name.startsWith(`${space}/messages/`));

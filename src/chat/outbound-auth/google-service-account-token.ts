@@ -14,7 +14,7 @@ import jwt from 'jsonwebtoken';
  * posts to `https://oauth2.googleapis.com/token`, fixed in its code, whatever the key file says.
  * The adapter accepts a custom `auth` client instead; `authClient()` is a plain `OAuth2Client`
  * whose documented `refreshHandler` calls this class, so the googleapis client keeps its own
- * token caching and its retry after a 401.
+ * token caching, and with `forceRefreshOnFailure` replaces a refused token once and retries.
  */
 
 export const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
@@ -78,7 +78,8 @@ export class GoogleServiceAccountTokens {
 
   /** The Google Chat adapter's `auth` option. */
   authClient(): OAuth2Client {
-    const client = new OAuth2Client();
+    // forceRefreshOnFailure: a token the API refuses (401/403) is replaced once and the call retried.
+    const client = new OAuth2Client({ forceRefreshOnFailure: true });
     client.refreshHandler = () => this.fetchToken();
     return client;
   }
