@@ -1,5 +1,5 @@
 import { BadGatewayException, BadRequestException, Body, ConflictException, Controller, ForbiddenException, Get, HttpCode, Param, Post, UseFilters, UsePipes } from '@nestjs/common';
-import { ApiBadGatewayResponse, ApiBadRequestResponse, ApiConflictResponse, ApiCreatedResponse, ApiForbiddenResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBadGatewayResponse, ApiBadRequestResponse, ApiConflictResponse, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AuthenticationService } from '../auth/authentication.service.js';
 import { Permission } from '../auth/permission.js';
 import { permissionDeniedBody } from '../auth/permission-denied.js';
@@ -74,10 +74,9 @@ export class DialogController {
   @ApiOperation({
     summary: 'File drafts as tickets',
     description: 'Files the chosen drafts in the project\'s tracker with their acceptance criteria. A draft filed before is answered with its ticket (`alreadyFiled`), never filed twice. '
-      + '`start: true` (needs runs.control as well) also puts each new ticket into the trigger block\'s first trigger status, from where it starts like any ticket.',
+      + '`start: true` (needs runs.control as well: 403 naming it otherwise) also puts each new ticket into the trigger block\'s first trigger status, from where it starts like any ticket.',
   })
   @ApiCreatedResponse({ description: '`{filed: [{index, ticket, url, started, alreadyFiled}], errors: [{index, error}]}`' })
-  @ApiForbiddenResponse({ description: '`start: true` without runs.control (enforcement on)' })
   @ApiNotFoundResponse({ type: ErrorBodyDto, description: 'no such conversation of yours' })
   @ApiConflictResponse({ type: ErrorBodyDto, description: 'the tracker cannot be reached from the configuration, or start has no trigger status to use' })
   @ApiBadGatewayResponse({ type: ErrorBodyDto, description: 'no draft could be filed (each error named)' })
