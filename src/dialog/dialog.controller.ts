@@ -51,10 +51,10 @@ export class DialogController {
 
   @Get()
   @RequirePermissions(Permission.DialogWrite)
-  @ApiOperation({ summary: 'Your conversations', description: 'The caller\'s conversations, most recently active first (at most 100).' })
-  @ApiOkResponse({ description: '`{items: [{id, project, title, createdAt, updatedAt}]}`' })
-  async list(@CurrentAuth() auth: RequestAuth): Promise<{ items: ConversationSummary[] }> {
-    return { items: await this.store.list(attributionOf(auth.principal)) };
+  @ApiOperation({ summary: 'Your conversations', description: 'The caller\'s conversations, most recently active first (at most 100), and the projects a conversation may be about.' })
+  @ApiOkResponse({ description: '`{items: [{id, project, title, createdAt, updatedAt}], projects: [name]}`' })
+  async list(@CurrentAuth() auth: RequestAuth): Promise<{ items: ConversationSummary[]; projects: string[] }> {
+    return { items: await this.store.list(attributionOf(auth.principal)), projects: this.dialog.projectNames() };
   }
 
   @Get(':id')

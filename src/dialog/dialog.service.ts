@@ -18,6 +18,11 @@ export class DialogService {
     private readonly turns: DialogTurnService,
   ) {}
 
+  /** The configured projects, by name (a person chooses which one to talk about). */
+  projectNames(): string[] {
+    return Object.keys(this.config.config.projects).sort();
+  }
+
   projectOf(name: string): ProjectConfig {
     const projects = this.config.config.projects;
     const project = Object.hasOwn(projects, name) ? projects[name] : undefined;
