@@ -187,6 +187,7 @@ function Drafts({ conversation }: { conversation: Conversation }) {
       <ul aria-label="Drafts" className="grid gap-4 md:grid-cols-2 xl:grid-cols-3">
         {conversation.drafts.map((d) => <DraftCard key={d.index} draft={d} chosen={chosen.has(d.index)} onChoose={(on) => toggle(d.index, on)} />)}
       </ul>
+      {conversation.drafts.some((d) => d.filed === null) ? (
       <div className="mt-4 flex flex-wrap items-center gap-4">
         <Button tone="primary" isDisabled={chosen.size === 0 || file.isPending} onPress={() => file.mutate()}>File tickets</Button>
         {mayStart ? (
@@ -197,6 +198,7 @@ function Drafts({ conversation }: { conversation: Conversation }) {
         ) : null}
         {file.isPending ? <span role="status" className="text-sm">Filing…</span> : null}
       </div>
+      ) : null}
       {file.isError ? <div className="mt-2"><PanelError what="the tickets filed" error={file.error} /></div> : null}
       {file.data ? <FiledSummary answer={file.data} /> : null}
     </section>
@@ -217,7 +219,7 @@ function DraftCard({ draft, chosen, onChoose }: { draft: DialogDraft; chosen: bo
       </ul>
       <div className="mt-auto">
         {draft.filed ? (
-          <p>Filed as {href ? <a href={href} target="_blank" rel="noreferrer" className="text-blue-800 underline dark:text-blue-300">{draft.filed.ticket}</a> : draft.filed.ticket}{draft.filed.started ? ' (work started)' : ''}</p>
+          <p>Filed as ticket {href ? <a href={href} target="_blank" rel="noreferrer" className="text-blue-800 underline dark:text-blue-300">{draft.filed.ticket}</a> : draft.filed.ticket}{draft.filed.started ? ' (work started)' : ''}</p>
         ) : (
           <label className="inline-flex items-center gap-2">
             <input type="checkbox" checked={chosen} onChange={(e) => onChoose(e.target.checked)} />
@@ -240,7 +242,7 @@ function FiledSummary({ answer }: { answer: FileAnswer }) {
               const href = ticketHref(f.url);
               return (
                 <li key={f.index}>
-                  Draft {f.index}: {href ? <a href={href} target="_blank" rel="noreferrer" className="text-blue-800 underline dark:text-blue-300">{f.ticket}</a> : f.ticket}
+                  Draft {f.index}: ticket {href ? <a href={href} target="_blank" rel="noreferrer" className="text-blue-800 underline dark:text-blue-300">{f.ticket}</a> : f.ticket}
                   {f.alreadyFiled ? ' (filed before)' : ''}{f.started ? ', work started' : ''}
                 </li>
               );
