@@ -141,7 +141,12 @@ describe('the design dialogue end to end on the four trackers', () => {
       git: GIT_IDENTITY,
       sandbox: { backend: 'in-process', cpu: 1, memory: '1Gi', allow_agents_in_process: true },
       pipelines: { noop: { commands: ['true'], timeout_seconds: 60 } },
-      projects,
+      projects: {
+        ...projects,
+        // No repository (one empty tree), a budget one turn spends; and a project without a model.
+        tight: { tracker: 'platform-a', agent: { provider: 'openai', model: 'gpt-5.1', base_url: model.baseUrl, api_key: apiKey, max_tokens: 50, max_steps: 5, requests_per_minute: 6000 } },
+        silent: { tracker: 'platform-a' },
+      },
     }, { polling: { intervalMs: 1000 } });
   }, 120_000);
 
@@ -273,5 +278,29 @@ describe('the design dialogue end to end on the four trackers', () => {
     expect((await call('ana', 'POST', `/api/dialog/${id}/file`, { tickets: [7] })).body.error).toMatch(/no draft 7/);
     expect((await call('ana', 'POST', '/api/dialog', { project, message: '   ' })).status).toBe(400);
     expect((await call('ana', 'POST', '/api/dialog', { project: 'nowhere', message: 'hi' })).status).toBe(404);
+  }, 120_000);
+
+  it('counts usage over the conversation: once its tokens are spent the next message is refused (409), and a project without a model is refused before anything is stored', async () => {
+    const tag = `TIGHT-${randomBytes(3).toString('hex')}`;
+    model.script({ match: tag, turns: [{ toolCalls: [{ name: 'bash', input: { command: 'ls -A | wc -l' } }] }, { text: `${tag}: the tree is empty.`, usage: { inputTokens: 40, outputTokens: 30 } }] });
+    const first = await call('olga', 'POST', '/api/dialog', { project: 'tight', message: `${tag}: what is there?` });
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    const id = first.body.conversationId as string;
+    // Over max_tokens within the turn: the loop stops before another call and says so.
+    expect(first.body.reply.kind).toBe('answer');
+    expect(first.body.reply.text).toMatch(/^\(The answer was cut short: the agent used [\d,]+ tokens, over max_tokens 50\.\)$/);
+    const shown = await call('olga', 'GET', `/api/dialog/${id}`);
+    const used = shown.body.usage.inputTokens + shown.body.usage.outputTokens;
+    expect(used).toBeGreaterThanOrEqual(50);
+    const next = await call('olga', 'POST', '/api/dialog', { project: 'tight', message: 'and now?', conversationId: id });
+    expect(next.status).toBe(409);
+    expect(next.body.error).toMatch(new RegExp(`this conversation used ${used} tokens, reaching max_tokens 50: start a new conversation`));
+    expect((await call('olga', 'GET', `/api/dialog/${id}`)).body.messages).toHaveLength(2);
+
+    const before = (await call('olga', 'GET', '/api/dialog')).body.items.length;
+    const silent = await call('olga', 'POST', '/api/dialog', { project: 'silent', message: 'hello' });
+    expect(silent.status).toBe(409);
+    expect(silent.body.error).toMatch(/project silent has no model/);
+    expect((await call('olga', 'GET', '/api/dialog')).body.items).toHaveLength(before);
   }, 120_000);
 });
