@@ -23,6 +23,8 @@ import type { DialogMessage, StoredDraft, TicketDraft } from './dialog-types.js'
 
 /** The system prompt's file: `prompts/dialog.md`. */
 const DIALOG_PROMPT = 'dialog';
+/** A person waits for the answer in an open request: a turn gets at most this long, whatever step_timeout_seconds says. */
+export const DIALOG_TURN_MAX_MS = 10 * 60_000;
 
 /**
  * Why a turn cannot start: reason `conflict` (the configuration or the budget refuses it: 409) or
@@ -110,7 +112,7 @@ export class DialogTurnService {
 
   private async converse(agent: AgentConfig, trees: AgentTree[], prompt: string, secrets: readonly string[], used: AgentUsage, extraTools: AgentTool[]): Promise<{ outcome: AgentOutcome; usage: AgentUsage }> {
     const { createAgentSession, languageModelFor } = await loadAgentRuntime();
-    const stepTimeoutMs = agent.step_timeout_seconds * 1000;
+    const stepTimeoutMs = Math.min(agent.step_timeout_seconds * 1000, DIALOG_TURN_MAX_MS);
     const session = createAgentSession({
       model: languageModelFor(agent),
       modelLabel: `${agent.provider}/${agent.model}`,
