@@ -6,6 +6,7 @@ import { CoreModule } from './core.module.js';
 import { DashboardAppModule } from './dashboard-app/dashboard-app.module.js';
 import { DashboardModule } from './dashboard/dashboard.module.js';
 import { DiagnosticsModule } from './diagnostics/diagnostics.module.js';
+import { DialogModule } from './dialog/dialog.module.js';
 import type { DiagnosticsOptions } from './diagnostics/diagnostics.options.js';
 import { HubModule } from './hub/hub.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
@@ -36,7 +37,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         CoreModule.register(env), AuthModule, RunQueueModule, RunEngineModule, TicketsModule, LabelProjectionModule, WebhooksModule, HubModule,
-        DashboardModule, DashboardAppModule.register(options.dashboardDir), AdminModule, ProjectInitModule, MetricsModule, DiagnosticsModule.register(options.diagnostics), options.polling ? PollingModule.withOptions(options.polling) : PollingModule,
+        DashboardModule, DashboardAppModule.register(options.dashboardDir), AdminModule, ProjectInitModule, MetricsModule, DiagnosticsModule.register(options.diagnostics), DialogModule, options.polling ? PollingModule.withOptions(options.polling) : PollingModule,
       ],
     };
   }

@@ -143,6 +143,7 @@ export const TRIGGER = block({
   team_project: text(),
   site_url: text(),
   project_key: text(),
+  ticket_type: text(),
   secret: text({ secret: true }),
   credentials: text({ secret: true }),
   polling: POLLING,

@@ -177,6 +177,11 @@ export interface TriggerConfig {
   // Platform D (Jira)
   site_url: string | null;
   project_key: string | null;
+  /**
+   * C and D: the type of the tickets the design dialogue files (Azure DevOps work item type,
+   * default `User Story`; Jira issue type, default `Task`). Ignored on A and B (issues).
+   */
+  ticket_type?: string | null;
   /** Platform D HMAC secret for this project's deliveries. */
   secret: string | null;
   /** C: PAT; D: `user:api-token`. */

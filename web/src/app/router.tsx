@@ -4,6 +4,7 @@ import { parsePullRequestsSearch, parseStatisticsSearch } from '../lib/page-sear
 import { parseRunsFilter } from '../lib/runs-filter';
 import { NotFoundPage } from '../pages/not-found';
 import { isAccessPane, parseAccessSearch, parsePagedSearch } from '../pages/admin/admin-search';
+import { parseDialogSearch } from '../pages/dialog/dialog-types';
 import { RunsPage } from '../pages/runs/runs-page';
 import { Shell } from '../shell/shell';
 
@@ -56,6 +57,12 @@ export const changesRoute = createRoute({
 const ADMIN_ROUTES = [accessIndex, accessRoute, configPage, secretsPage, changesRoute];
 const projects = createRoute({ getParentRoute: () => root, path: '/projects', component: lazyRouteComponent(() => import('../pages/projects/projects-page'), 'ProjectsPage') });
 const addProject = createRoute({ getParentRoute: () => root, path: '/projects/new', component: lazyRouteComponent(() => import('../pages/projects/add-project-page'), 'AddProjectPage') });
+export const dialogRoute = createRoute({
+  getParentRoute: () => root,
+  path: '/dialog',
+  validateSearch: parseDialogSearch,
+  component: lazyRouteComponent(() => import('../pages/dialog/dialog-page'), 'DialogPage'),
+});
 const diagnostics = createRoute({ getParentRoute: () => root, path: '/diagnostics', component: lazyRouteComponent(() => import('../pages/diagnostics/diagnostics-page'), 'DiagnosticsPage') });
 
 /** The run page's URL state: the log's filters and the line a link points at. */
@@ -80,7 +87,7 @@ export function parseRunSearch(search: Record<string, unknown>): RunSearch {
 }
 
 export function createAppRouter(queryClient: QueryClient) {
-  const tree = root.addChildren([index, runsRoute, runRoute, pullRequestsRoute, statisticsRoute, findings, identity, ...ADMIN_ROUTES, projects, addProject, diagnostics]);
+  const tree = root.addChildren([index, runsRoute, runRoute, pullRequestsRoute, statisticsRoute, findings, identity, ...ADMIN_ROUTES, projects, addProject, diagnostics, dialogRoute]);
   return createRouter({ routeTree: tree, context: { queryClient }, defaultPreload: 'intent', scrollRestoration: true });
 }
 
