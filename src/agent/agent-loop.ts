@@ -19,7 +19,7 @@ import { DEFAULT_RETRY, ProviderFailure, type RetryPolicy, describeProviderError
 import { StepClock } from './step-clock.js';
 import { AgentTrees } from './tools/agent-trees.js';
 import { Toolbox } from './tools/toolbox.js';
-import type { ToolContext } from './tools/tool-types.js';
+import type { AgentTool, ToolContext } from './tools/tool-types.js';
 
 export interface AgentSessionOptions {
   /** From languageModelFor (tests: the AI SDK's mock model). */
@@ -44,6 +44,8 @@ export interface AgentSessionOptions {
   initialUsage?: AgentUsage;
   /** Overrides of the provider retry policy (tests shorten the waits). */
   retry?: Partial<RetryPolicy>;
+  /** Tools offered on top of the toolset's (`load_skill` when the run has skills). */
+  extraTools?: readonly AgentTool[];
 }
 
 /** A session: the conversation of one run. See AgentSession for how sends and budgets relate. */
@@ -63,7 +65,7 @@ class ToolLoopSession implements AgentSession {
 
   constructor(private readonly o: AgentSessionOptions) {
     this.trees = new AgentTrees(o.trees);
-    this.toolbox = new Toolbox(o.toolset, this.trees);
+    this.toolbox = new Toolbox(o.toolset, this.trees, o.extraTools ?? []);
     this.retry = { ...DEFAULT_RETRY, ...o.retry };
     this.gateKey = o.gateKey ?? o.modelLabel.split('/', 1)[0]!;
     this.total = { ...(o.initialUsage ?? ZERO_USAGE) };

@@ -28,10 +28,14 @@ export class Toolbox {
   /** What the model is offered: descriptions and input schemas, no `execute` (the loop runs tools itself). */
   readonly definitions: ToolSet;
 
-  constructor(toolset: AgentToolset, trees: AgentTrees) {
-    const list = toolset === AgentToolset.Code
+  /** `extra`: tools any toolset may carry besides its own (`load_skill`); a name the toolset has already is refused. */
+  constructor(toolset: AgentToolset, trees: AgentTrees, extra: readonly AgentTool[] = []) {
+    const own = toolset === AgentToolset.Code
       ? [bashTool(trees), readFileTool(), writeFileTool(), editFileTool(), searchTool(), finishTool(), askTool()]
       : [bashTool(trees), readFileTool(), searchTool(), finishTool(), reportFindingTool()];
+    const clash = extra.find((t) => own.some((o) => o.name === t.name));
+    if (clash) throw new Error(`tool ${clash.name} is already in the ${toolset} toolset`);
+    const list = [...own, ...extra];
     const definitions: ToolSet = {};
     for (const t of list) {
       this.tools.set(t.name, t);
