@@ -68,6 +68,7 @@ describe('the refusal of every guarded route', () => {
       'get /api/archive': ['archive.export'], 'post /api/archive': ['archive.import'],
       'get /api/diagnostics/connections': ['diagnostics.read'], 'post /api/diagnostics/probe': ['diagnostics.probe'],
       'post /api/diagnostics/probe-candidate': ['config.write', 'diagnostics.probe'],
+      'get /api/catalog': ['catalog.read'], 'get /api/catalog/skills/:name': ['catalog.read'],
     };
     const declared = Object.fromEntries(guarded.map((r) => [`${r.method} ${r.nestPath}`, [...r.declared.permissions].sort()]));
     expect(declared).toEqual(CONTRACT);
