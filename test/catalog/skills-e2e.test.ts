@@ -57,7 +57,11 @@ describe('skills: the catalog and load_skill', () => {
       sandbox: { backend: 'in-process', cpu: 1, memory: '1Gi', allow_agents_in_process: true },
       agent: { provider: 'openai', model: 'gpt-5.1', base_url: model.baseUrl, api_key: apiKey, max_steps: 20, step_timeout_seconds: 120, requests_per_minute: 6000 },
       skills: { paths: [join(root, 'operator-skills')] },
-      projects: { app: { ...host.trackerConfig(DONE_STATUS[Platform.GitHub], 'code'), repos: [host.repoEntry()] } },
+      projects: {
+        app: { ...host.trackerConfig(DONE_STATUS[Platform.GitHub], 'code'), repos: [host.repoEntry()] },
+        // A repository the git remote does not have: its skills cannot be read, which is a finding, not a failure.
+        offline: { tracker: 'platform-a', repos: [host.repoEntry({ name: 'nowhere', url: String(host.repoEntry().url).replace(/greeter$/, 'nowhere'), branch: 'main' })] },
+      },
     });
   }, 90_000);
 
@@ -86,6 +90,10 @@ describe('skills: the catalog and load_skill', () => {
     expect(byName['sneaky']).toBeUndefined();
     const malformed = { subsystem: 'skills', severity: 'advisory', project: 'app', reason: 'skill greeter:.service/skills/broken-skill is left out: the front matter has no description (a non-empty string)' };
     expect(body.findings).toContainEqual(expect.objectContaining(malformed));
+    const unreadable = body.findings.find((f) => f.project === 'offline');
+    expect(unreadable).toMatchObject({ subsystem: 'skills', severity: 'advisory' });
+    expect(unreadable!.reason).toMatch(/^the skills of repository nowhere of project offline could not be read: /);
+    expect(unreadable!.reason).not.toContain(token);
     // The same finding on the findings endpoint.
     const findings = await server.get<{ findings: CatalogBody['findings'] }>('/api/config/findings');
     expect(findings.body.findings).toContainEqual(expect.objectContaining(malformed));
@@ -100,6 +108,7 @@ describe('skills: the catalog and load_skill', () => {
     expect(builtin.body.source).toBe('builtin');
     expect(builtin.body.body).toContain('# Reviewing for security');
     const scoped = await server.get<CatalogBody>('/api/catalog?project=app');
+    expect(scoped.body.findings.some((f) => f.project === 'offline')).toBe(false);
     expect(scoped.body.skills.map((s) => s.name)).toEqual(['acceptance-criteria', 'asking-questions', 'deploy-notes', 'house-style', 'pull-request-description', 'security-review']);
     expect((await server.get<{ error: string }>('/api/catalog?project=nope')).body).toEqual({ error: 'project "nope" is not configured' });
     expect((await server.get('/api/catalog?project=nope')).status).toBe(400);
