@@ -3,6 +3,7 @@ import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation
 import { Permission } from '../auth/permission.js';
 import { RequirePermissions } from '../auth/require-permissions.decorator.js';
 import { clipText } from '../common/clip-text.js';
+import { collectSecrets, scrubSecrets } from '../common/secret-scrubber.js';
 import { ErrorBodyDto } from '../common/dto/error-body.dto.js';
 import type { ErrorBody } from '../common/error-body.js';
 import { requestValidation } from '../common/request-validation.js';
@@ -13,8 +14,9 @@ import { skillNameProblem } from './skill-document.js';
 import { SkillCatalogService } from './skill-catalog.service.js';
 import type { Skill } from './skill-types.js';
 
-function summary(skill: Skill): CatalogSkillDto {
-  return { name: skill.name, description: skill.description, source: skill.source, repository: skill.repository, project: skill.project, pipelines: skill.pipelines };
+/** A skill as the API shows it; a secret value the configuration knows never leaves in one (a token committed into a SKILL.md). */
+function summary(skill: Skill, secrets: readonly string[]): CatalogSkillDto {
+  return { name: skill.name, description: scrubSecrets(skill.description, secrets), source: skill.source, repository: skill.repository, project: skill.project, pipelines: skill.pipelines };
 }
 
 /** The skills catalog (contract "Skills and GET /api/catalog"). */
@@ -36,7 +38,8 @@ export class CatalogController {
   async list(@Query() query: CatalogQuery): Promise<CatalogDto> {
     this.checkProject(query.project);
     const { skills, findings } = await this.catalog.catalog({ project: query.project ?? null });
-    return { skills: skills.map(summary), findings };
+    const secrets = this.secrets();
+    return { skills: skills.map((s) => summary(s, secrets)), findings };
   }
 
   @Get('skills/:name')
@@ -51,7 +54,12 @@ export class CatalogController {
     if (skillNameProblem(name) !== null) throw notFound();
     const skill = await this.catalog.skill(name, { project: query.project ?? null, repository: query.repository ?? null });
     if (!skill) throw notFound();
-    return { ...summary(skill), body: skill.body, files: skill.files };
+    const secrets = this.secrets();
+    return { ...summary(skill, secrets), body: scrubSecrets(skill.body, secrets), files: skill.files };
+  }
+
+  private secrets(): string[] {
+    return collectSecrets(this.config.config, this.config.env);
   }
 
   private checkProject(project: string | undefined): void {

@@ -18,13 +18,18 @@ export const MAX_DESCRIPTION_LENGTH = 1024;
 /** A pipeline name as the configuration spells one. */
 const PIPELINE_NAME = /^[a-z][a-z0-9_-]{0,63}$/;
 
+/** A value quoted for a finding: JSON's escapes, and invisible or direction-changing characters escaped too (a folder name is anyone's choice). */
+function quoted(value: string): string {
+  return JSON.stringify(value).replace(/[\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 export type SkillDocumentResult = { ok: true; skill: SkillDocument } | { ok: false; problem: string };
 
 /** Why `name` is not a valid skill name, or null when it is. */
 export function skillNameProblem(name: string): string | null {
   if (name.length === 0) return 'name is empty';
   if (name.length > MAX_NAME_LENGTH) return `name is ${name.length} characters long; at most ${MAX_NAME_LENGTH} are allowed`;
-  if (!SKILL_NAME.test(name)) return `name ${JSON.stringify(name)} may hold only lowercase letters, digits and single hyphens between them`;
+  if (!SKILL_NAME.test(name)) return `name ${quoted(name)} may hold only lowercase letters, digits and single hyphens between them`;
   return null;
 }
 
@@ -60,7 +65,7 @@ export function parseSkillDocument(text: string, folder: string): SkillDocumentR
   const name = fields.name.trim();
   const nameProblem = skillNameProblem(name);
   if (nameProblem) return fail(nameProblem);
-  if (name !== folder) return fail(`name ${JSON.stringify(name)} must equal the folder's name ${JSON.stringify(folder)}`);
+  if (name !== folder) return fail(`name ${quoted(name)} must equal the folder's name ${quoted(folder)}`);
   if (typeof fields.description !== 'string' || fields.description.trim() === '') return fail('the front matter has no description (a non-empty string)');
   const description = fields.description.trim();
   if (description.length > MAX_DESCRIPTION_LENGTH) return fail(`description is ${description.length} characters long; at most ${MAX_DESCRIPTION_LENGTH} are allowed`);
@@ -76,7 +81,7 @@ function readPipelines(raw: unknown): { list: string[] | null } | { problem: str
   const list = [...new Set((items as string[]).map((p) => p.trim()))];
   if (list.length === 0) return { problem: 'pipelines lists no pipeline; leave the key out to offer the skill to every agent pipeline' };
   const bad = list.find((p) => !PIPELINE_NAME.test(p));
-  if (bad !== undefined) return { problem: `pipelines names ${JSON.stringify(bad.slice(0, 80))}, which is not a pipeline name` };
+  if (bad !== undefined) return { problem: `pipelines names ${quoted(bad.slice(0, 80))}, which is not a pipeline name` };
   return { list };
 }
 

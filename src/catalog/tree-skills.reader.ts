@@ -41,7 +41,7 @@ export async function readTreeSkills(tree: MirrorTree, where: { project: string;
   const skills: Skill[] = [];
   const findings: Finding[] = [];
   for (const name of [...folders.keys()].sort()) {
-    const path = `${where.repository}:${REPOSITORY_SKILLS_DIR}/${name}`;
+    const path = `${where.repository}:${REPOSITORY_SKILLS_DIR}/${printable(name)}`;
     if (skills.length >= SKILL_LIMITS.skillsPerSource) {
       findings.push(sourceFinding(`repository ${where.repository} holds more than ${SKILL_LIMITS.skillsPerSource} skills; the rest are left out`, at));
       break;
@@ -80,6 +80,12 @@ function skillFileProblem(entry: TreeEntry | undefined): string | null {
   if (entry.type !== 'blob' || entry.mode === '120000') return `${SKILL_FILE} is not a regular file (a link or a submodule)`;
   if (entry.size === null || entry.size > SKILL_LIMITS.skillFileBytes) return `${SKILL_FILE} is ${entry.size ?? 'of unknown size, over'} bytes; at most ${SKILL_LIMITS.skillFileBytes} are allowed`;
   return null;
+}
+
+/** A folder name as a finding shows it: anyone may name a folder, so control and invisible characters become `?` and it is cut at 100. */
+function printable(name: string): string {
+  const shown = name.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]/g, '?');
+  return shown.length > 100 ? `${shown.slice(0, 100)}…` : shown;
 }
 
 /** `git ls-tree -l -z`: `<mode> SP <type> SP <object> SP+ <size> TAB <path> NUL`. */

@@ -17,7 +17,7 @@ import { PublishServer } from '../workspaces/support/publish-server.js';
  * `skills.paths` folder, the package's built-in skills, the catalog routes, and a `code` run
  * whose model (the stand-in, over the OpenAI Responses wire format) calls `load_skill`.
  */
-const SKILL = [
+const skillText = (token: string) => [
   '---',
   'name: deploy-notes',
   'description: How this repository is deployed. REPO-SKILL-DESCRIPTION-5d1.',
@@ -26,6 +26,8 @@ const SKILL = [
   '# Deploy notes',
   '',
   'Greetings files end with a newline. REPO-SKILL-BODY-9f2.',
+  '',
+  `Someone committed the repository token here: ${token}`,
   '',
 ].join('\n');
 
@@ -42,8 +44,10 @@ describe('skills: the catalog and load_skill', () => {
     host = await startCodeHost(Platform.GitHub, root, token, 'greeter');
     commitFiles(host.bare, 'main', {
       ...CONTEXT_FILES,
-      '.service/skills/deploy-notes/SKILL.md': SKILL,
+      '.service/skills/deploy-notes/SKILL.md': skillText(token),
       '.service/skills/deploy-notes/checklist.md': '- [ ] deployed\n',
+      // The repository's own security review: wins over the built-in one for this project's runs.
+      '.service/skills/security-review/SKILL.md': '---\nname: security-review\ndescription: Our own review. REPO-SECURITY-7a1.\npipelines: [pr-review]\n---\nOURS\n',
       '.service/skills/broken-skill/SKILL.md': '---\nname: broken-skill\n---\nNo description.\n',
     }, 'Add contexts and skills');
     // A skill only on a work branch is never offered: skills come from the default branch.
@@ -103,12 +107,19 @@ describe('skills: the catalog and load_skill', () => {
     const one = await server.get<{ name: string; source: string; body: string; files: string[]; repository: string }>('/api/catalog/skills/deploy-notes');
     expect(one.status).toBe(200);
     expect(one.body).toMatchObject({ name: 'deploy-notes', source: 'repository', repository: 'greeter', files: ['checklist.md'] });
-    expect(one.body.body).toBe('# Deploy notes\n\nGreetings files end with a newline. REPO-SKILL-BODY-9f2.');
+    expect(one.body.body).toBe('# Deploy notes\n\nGreetings files end with a newline. REPO-SKILL-BODY-9f2.\n\nSomeone committed the repository token here: ***');
+    expect(JSON.stringify(one.body)).not.toContain(token);
     const builtin = await server.get<{ body: string; source: string }>('/api/catalog/skills/security-review');
     expect(builtin.body.source).toBe('builtin');
     expect(builtin.body.body).toContain('# Reviewing for security');
     const scoped = await server.get<CatalogBody>('/api/catalog?project=app');
     expect(scoped.body.findings.some((f) => f.project === 'offline')).toBe(false);
+    // Within the project the repository's skill of a name wins; without one, both are listed, and the installation's is the one shown by name.
+    expect(scoped.body.skills.find((s) => s.name === 'security-review')).toMatchObject({ source: 'repository', repository: 'greeter', description: 'Our own review. REPO-SECURITY-7a1.' });
+    const all = await server.get<CatalogBody>('/api/catalog');
+    expect(all.body.skills.filter((s) => s.name === 'security-review').map((s) => s.source)).toEqual(['builtin', 'repository']);
+    expect((await server.get<{ body: string }>('/api/catalog/skills/security-review?project=app')).body.body).toBe('OURS');
+    expect((await server.get<{ body: string }>('/api/catalog/skills/security-review?repository=greeter')).body.body).toBe('OURS');
     expect(scoped.body.skills.map((s) => s.name)).toEqual(['acceptance-criteria', 'asking-questions', 'deploy-notes', 'house-style', 'pull-request-description', 'security-review']);
     expect((await server.get<{ error: string }>('/api/catalog?project=nope')).body).toEqual({ error: 'project "nope" is not configured' });
     expect((await server.get('/api/catalog?project=nope')).status).toBe(400);
@@ -142,7 +153,8 @@ describe('skills: the catalog and load_skill', () => {
     expect(first).not.toContain('`security-review`');
     expect(first).not.toContain('sneaky');
     // load_skill answered the bodies.
-    expect(calls[1]!.text).toMatch(/<untrusted-data source="repository-skill"[^>]*>\n# Deploy notes\n\nGreetings files end with a newline. REPO-SKILL-BODY-9f2.\n<\/untrusted-data/);
+    expect(calls[1]!.text).toMatch(/<untrusted-data source="repository-skill"[^>]*>\n# Deploy notes\n\nGreetings files end with a newline. REPO-SKILL-BODY-9f2.\n\nSomeone committed the repository token here: \*\*\*\n<\/untrusted-data/);
+    expect(model.allRequestText()).not.toContain(token);
     expect(calls[1]!.text).toContain('`checklist.md`');
     expect(calls[2]!.text).toContain('# Writing the pull-request description');
     const events = await server.events(runId);

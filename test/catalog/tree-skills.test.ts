@@ -37,6 +37,7 @@ describe('readTreeSkills', () => {
       '.service/skills/no-file/notes.md': 'notes',
       '.service/skills/linked/SKILL.md': { symlink: '../deploy-notes/SKILL.md' },
       '.service/skills/huge/SKILL.md': skillMd('huge') + 'x'.repeat(SKILL_LIMITS.skillFileBytes),
+      '.service/skills/line\nbreak\u202e/SKILL.md': skillMd('line-break'),
     });
     const read = await readTreeSkills(tree, { project: 'shop', repository: 'shop-web' });
     expect(read.skills).toEqual([{
@@ -48,6 +49,7 @@ describe('readTreeSkills', () => {
     expect(read.findings.map((f) => f.reason).sort()).toEqual([
       'skill shop-web:.service/skills/broken is left out: SKILL.md must start with YAML front matter between two `---` lines',
       `skill shop-web:.service/skills/huge is left out: SKILL.md is ${skillMd('huge').length + SKILL_LIMITS.skillFileBytes} bytes; at most ${SKILL_LIMITS.skillFileBytes} are allowed`,
+      'skill shop-web:.service/skills/line?break? is left out: name "line-break" must equal the folder\'s name "line\\nbreak\\u202e"',
       'skill shop-web:.service/skills/linked is left out: SKILL.md is not a regular file (a link or a submodule)',
       'skill shop-web:.service/skills/no-file is left out: the folder has no SKILL.md',
     ]);
