@@ -7,6 +7,7 @@ import { Platform } from '../../src/platforms/platform.js';
 import { CONTEXT_FILES } from '../agent/support/code-scenarios.js';
 import { commitFiles } from '../stand-ins/git-repositories.js';
 import { ModelStandIn } from '../stand-ins/model-stand-in.js';
+import { type OpenApiDocument, type Schema, schemaViolations } from '../support/schema-conformance.js';
 import { type CodeHost, DONE_STATUS, startCodeHost } from '../workspaces/support/code-hosts.js';
 import { GIT_IDENTITY } from '../workspaces/support/publish-config.js';
 import { PublishServer } from '../workspaces/support/publish-server.js';
@@ -126,6 +127,21 @@ describe('skills: the catalog and load_skill', () => {
     const missing = await server.get<{ error: string }>('/api/catalog/skills/no-such-skill');
     expect(missing).toEqual({ status: 404, body: { error: 'no skill named "no-such-skill"' } });
     expect((await server.get('/api/catalog/skills/..%2Fetc')).status).toBe(404);
+  });
+
+  it('answers what /api/docs/openapi.json documents for the catalog, a skill, a 400 and a 404', async () => {
+    type Documented = OpenApiDocument & { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: Schema }> }> }>> };
+    const document = (await server.get<Documented>('/api/docs/openapi.json')).body;
+    const violations = (path: string, status: number, body: unknown) => {
+      const schema = document.paths[path]?.['get']?.responses[String(status)]?.content?.['application/json']?.schema;
+      if (!schema) throw new Error(`no JSON schema documented for ${status} of GET ${path}`);
+      return schemaViolations(document, schema, body);
+    };
+    const catalog = await server.get('/api/catalog');
+    expect(violations('/api/catalog', 200, catalog.body)).toEqual([]);
+    expect(violations('/api/catalog', 400, (await server.get('/api/catalog?project=nope')).body)).toEqual([]);
+    expect(violations('/api/catalog/skills/{name}', 200, (await server.get('/api/catalog/skills/deploy-notes')).body)).toEqual([]);
+    expect(violations('/api/catalog/skills/{name}', 404, (await server.get('/api/catalog/skills/nope')).body)).toEqual([]);
   });
 
   it('lists the skills in a code run\'s system prompt and answers load_skill with the body, a repository\'s inside an untrusted-data block', async () => {
