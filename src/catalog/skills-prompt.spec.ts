@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { AgentTrees } from '../agent/tools/agent-trees.js';
+import { Toolbox } from '../agent/tools/toolbox.js';
 import { loadSkillTool } from './load-skill.tool.js';
 import { skillsPromptSection } from './skills-prompt.js';
 import type { Skill } from './skill-types.js';
@@ -55,5 +57,23 @@ describe('load_skill', () => {
     const result = await tool.run({ name: 'security-review' }, context);
     expect(result).toMatchObject({ ok: false, error: true });
     expect(result.output).toBe('Error: there is no skill "security-review"; the skills are deploy-notes, pull-request-description');
+  });
+});
+
+describe('load_skill in a toolbox', () => {
+  // A tree whose sandbox is never used: building a toolbox runs nothing.
+  const trees = new AgentTrees([{ prefix: null, sandbox: {} as never }]);
+
+  it('is offered by the review toolset as by the code one, after the toolset\'s own tools', () => {
+    for (const toolset of ['code', 'review'] as const) {
+      const toolbox = new Toolbox(toolset, trees, [loadSkillTool([builtin], [])]);
+      expect(toolbox.names.at(-1)).toBe('load_skill');
+      expect(Object.keys(toolbox.definitions)).toContain('load_skill');
+    }
+  });
+
+  it('cannot replace a tool of the toolset', () => {
+    const fake = { ...loadSkillTool([builtin], []), name: 'finish' };
+    expect(() => new Toolbox('code', trees, [fake])).toThrow('tool finish is already in the code toolset');
   });
 });
