@@ -46,6 +46,8 @@ export interface AgentSessionOptions {
   initialUsage?: AgentUsage;
   /** Overrides of the provider retry policy (tests shorten the waits). */
   retry?: Partial<RetryPolicy>;
+  /** Tools offered on top of the toolset's (`load_skill` when the run has skills). */
+  extraTools?: readonly AgentTool[];
 }
 
 /** A session: the conversation of one run. See AgentSession for how sends and budgets relate. */

@@ -251,6 +251,13 @@ export interface ServiceConfig {
   agent: AgentConfig;
   /** The top-level `security_scan:` block; a project's own keys override it (ProjectConfig.security_scan). */
   security_scan: SecurityScanConfig;
+  /** Where skills are read from besides the package's own `skills/` folder. */
+  skills: SkillsConfig;
+}
+
+export interface SkillsConfig {
+  /** Folders whose sub-folders are skills (`<name>/SKILL.md`); relative ones are taken from the bootstrap file's folder. */
+  paths: string[];
 }
 
 export interface MetricsConfig {
@@ -325,5 +332,6 @@ export function defaultServiceConfig(): ServiceConfig {
     git: { ...DEFAULT_GIT },
     agent: { ...DEFAULT_AGENT },
     security_scan: { ...DEFAULT_SECURITY_SCAN },
+    skills: { paths: [] },
   };
 }

@@ -6,6 +6,7 @@ import { NotFoundPage } from '../pages/not-found';
 import { isAccessPane, parseAccessSearch, parsePagedSearch } from '../pages/admin/admin-search';
 import { parseDialogSearch } from '../pages/dialog/dialog-types';
 import { RunsPage } from '../pages/runs/runs-page';
+import { parseSkillSearch } from '../pages/skills/skills-types';
 import { Shell } from '../shell/shell';
 
 export interface RouterContext {
@@ -63,6 +64,13 @@ export const dialogRoute = createRoute({
   validateSearch: parseDialogSearch,
   component: lazyRouteComponent(() => import('../pages/dialog/dialog-page'), 'DialogPage'),
 });
+const skills = createRoute({ getParentRoute: () => root, path: '/skills', component: lazyRouteComponent(() => import('../pages/skills/skills-page'), 'SkillsPage') });
+export const skillRoute = createRoute({
+  getParentRoute: () => root,
+  path: '/skills/$name',
+  validateSearch: parseSkillSearch,
+  component: lazyRouteComponent(() => import('../pages/skills/skill-page'), 'SkillPage'),
+});
 const diagnostics = createRoute({ getParentRoute: () => root, path: '/diagnostics', component: lazyRouteComponent(() => import('../pages/diagnostics/diagnostics-page'), 'DiagnosticsPage') });
 
 /** The run page's URL state: the log's filters and the line a link points at. */
@@ -87,7 +95,7 @@ export function parseRunSearch(search: Record<string, unknown>): RunSearch {
 }
 
 export function createAppRouter(queryClient: QueryClient) {
-  const tree = root.addChildren([index, runsRoute, runRoute, pullRequestsRoute, statisticsRoute, findings, identity, ...ADMIN_ROUTES, projects, addProject, diagnostics, dialogRoute]);
+  const tree = root.addChildren([index, runsRoute, runRoute, pullRequestsRoute, statisticsRoute, findings, identity, ...ADMIN_ROUTES, projects, addProject, diagnostics, skills, skillRoute, dialogRoute]);
   return createRouter({ routeTree: tree, context: { queryClient }, defaultPreload: 'intent', scrollRestoration: true });
 }
 
