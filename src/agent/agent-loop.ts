@@ -29,7 +29,7 @@ export interface AgentSessionOptions {
   system: string;
   trees: AgentTree[];
   toolset: AgentToolset;
-  /** Tools offered besides the toolset's (the design dialogue's `propose_ticket`, `load_skill`). */
+  /** Tools offered besides the toolset's (`load_skill` when the run has skills, the design dialogue's `propose_ticket`). */
   extraTools?: readonly AgentTool[];
   limits: AgentLimits;
   /** null: cost is not known, and not limited. */
@@ -46,8 +46,6 @@ export interface AgentSessionOptions {
   initialUsage?: AgentUsage;
   /** Overrides of the provider retry policy (tests shorten the waits). */
   retry?: Partial<RetryPolicy>;
-  /** Tools offered on top of the toolset's (`load_skill` when the run has skills). */
-  extraTools?: readonly AgentTool[];
 }
 
 /** A session: the conversation of one run. See AgentSession for how sends and budgets relate. */
