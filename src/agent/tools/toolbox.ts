@@ -36,9 +36,11 @@ export class Toolbox {
 
   /** `extra`: tools the caller adds to the toolset's (their names must not repeat one). */
   constructor(toolset: AgentToolset, trees: AgentTrees, extra: readonly AgentTool[] = []) {
-    const list = [...TOOLSETS[toolset](trees), ...extra];
+    const own = TOOLSETS[toolset](trees);
+    const clash = extra.find((t) => own.some((o) => o.name === t.name));
+    if (clash) throw new Error(`tool ${clash.name} is already in the ${toolset} toolset`);
     const definitions: ToolSet = {};
-    for (const t of list) {
+    for (const t of [...own, ...extra]) {
       if (this.tools.has(t.name)) throw new Error(`two tools are named ${t.name}`);
       this.tools.set(t.name, t);
       // No `validate`: the SDK passes the input through and validateInput below says what is wrong, in our words.
