@@ -29,6 +29,8 @@ export interface AgentSessionOptions {
   system: string;
   trees: AgentTree[];
   toolset: AgentToolset;
+  /** Tools offered besides the toolset's (`load_skill` when the run has skills, the design dialogue's `propose_ticket`, `report_criterion`). */
+  extraTools?: readonly AgentTool[];
   limits: AgentLimits;
   /** null: cost is not known, and not limited. */
   prices: TokenPrices | null;
@@ -44,8 +46,6 @@ export interface AgentSessionOptions {
   initialUsage?: AgentUsage;
   /** Overrides of the provider retry policy (tests shorten the waits). */
   retry?: Partial<RetryPolicy>;
-  /** Tools the pipeline adds to the toolset for this session (`report_criterion`). */
-  extraTools?: readonly AgentTool[];
 }
 
 /** A session: the conversation of one run. See AgentSession for how sends and budgets relate. */

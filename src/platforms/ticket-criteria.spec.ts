@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_CRITERIA, MAX_CRITERION_CHARS } from '../criteria/criteria.js';
+import { criteriaHtml } from './azure-devops/azure-devops-ticket-creation.js';
 import { adfToText } from './jira/adf-to-text.js';
+import { descriptionDocument } from './jira/jira-ticket-creation.js';
 import { Platform } from './platform.js';
 import { parseTicketCriteria, renderTicketCriteria } from './ticket-criteria.js';
+import { markdownWithCriteria } from './ticket-creation.js';
 
 const texts = (platform: Platform, description: string | null, acceptanceCriteria?: string | null) =>
   parseTicketCriteria(platform, { description, acceptanceCriteria }).criteria.map((c) => `${c.id}: ${c.text}`);
@@ -198,5 +201,27 @@ describe('Jira issues', () => {
     const parsed = parseTicketCriteria(Platform.Jira, { description: `h2. Acceptance criteria\n${Array.from({ length: 500 }, (_, i) => `* item ${i}`).join('\n')}` });
     expect(parsed.criteria).toHaveLength(MAX_CRITERIA);
     expect(parsed.dropped).toBe(400);
+  });
+});
+
+describe('tickets the design dialogue files read back with their criteria', () => {
+  const criteria = ['Totals round once, per cart', 'It\'s "exact" <to the cent> & tested', 'Works offline'];
+  const numbered = criteria.map((t, i) => `c${i + 1}: ${t}`);
+  const body = 'Why and what.\n\n## Acceptance criteria in prose is not a heading here\n\nMore text.';
+
+  it('GitHub and GitLab: the Markdown body with its task list', () => {
+    for (const platform of [Platform.GitHub, Platform.GitLab]) {
+      expect(texts(platform, markdownWithCriteria({ body: 'Why and what.', criteria }))).toEqual(numbered);
+    }
+  });
+
+  it('Azure DevOps: the acceptance-criteria field', () => {
+    expect(texts(Platform.AzureDevOps, '<p>Why</p>', criteriaHtml(criteria))).toEqual(numbered);
+  });
+
+  it('Jira: the ADF document (v3, converted to text as the client reads it) and the wiki form (v2)', () => {
+    expect(texts(Platform.Jira, adfToText(descriptionDocument({ body, criteria })))).toEqual(numbered);
+    const wiki = ['Why and what.', '', 'h2. Acceptance criteria', '', ...criteria.map((c) => `* [ ] ${c}`)].join('\n');
+    expect(texts(Platform.Jira, wiki)).toEqual(numbered);
   });
 });

@@ -1,3 +1,4 @@
+import type { Skill } from '../../catalog/skill-types.js';
 import type { AgentUsage } from '../../agent/agent-types.js';
 import type { CriteriaParse, Criterion, CriterionVerdict } from '../../criteria/criteria.js';
 import type { ProviderGate } from '../../agent/provider-gate.js';
@@ -48,6 +49,11 @@ export interface AgentRunSupport {
   commentOnTicket?(body: string): Promise<void>;
   /** Keeps the run's criteria and verdicts (absent: `pipeline-service run`, which only prints them). */
   criteria?: RunCriteriaSink;
+  /**
+   * The skills a run of `pipeline` may load (the catalog's, for the run's project); absent: none
+   * (`pipeline-service run` offers the built-in and configured ones only).
+   */
+  skills?(pipeline: string): Promise<readonly Skill[]>;
   /** Routes the provider's HTTP requests (tests, benchmarks); the global fetch otherwise. */
   fetch?: typeof fetch;
 }
