@@ -246,6 +246,19 @@ export interface ServiceConfig {
   agent: AgentConfig;
   /** The top-level `security_scan:` block; a project's own keys override it (ProjectConfig.security_scan). */
   security_scan: SecurityScanConfig;
+  chat: ChatConfig;
+}
+
+/**
+ * `chat:`: each chat platform's block as written (key → resolved value; a platform whose block
+ * is absent is not in `platforms`), read by that platform's own module under `src/chat/platforms/`.
+ */
+export interface ChatConfig {
+  platforms: Record<string, Record<string, string | null>>;
+  /** `<platform>:<workspace or tenant>/<channel id>` → the role everyone writing there holds. */
+  channels: Record<string, string>;
+  /** The dashboard's address as people reach it (links in replies); null → paths only. */
+  dashboard_url: string | null;
 }
 
 export interface MetricsConfig {
@@ -320,5 +333,6 @@ export function defaultServiceConfig(): ServiceConfig {
     git: { ...DEFAULT_GIT },
     agent: { ...DEFAULT_AGENT },
     security_scan: { ...DEFAULT_SECURITY_SCAN },
+    chat: { platforms: {}, channels: {}, dashboard_url: null },
   };
 }
