@@ -2,6 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import type { ServiceEnvironment } from './config/environment.js';
 import { AdminModule } from './admin/admin.module.js';
 import { AuthModule } from './auth/auth.module.js';
+import { ChatModule } from './chat/chat.module.js';
 import { CoreModule } from './core.module.js';
 import { DashboardAppModule } from './dashboard-app/dashboard-app.module.js';
 import { DashboardModule } from './dashboard/dashboard.module.js';
@@ -35,7 +36,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        CoreModule.register(env), AuthModule, RunQueueModule, RunEngineModule, TicketsModule, LabelProjectionModule, WebhooksModule, HubModule,
+        CoreModule.register(env), AuthModule, RunQueueModule, RunEngineModule, TicketsModule, LabelProjectionModule, WebhooksModule, HubModule, ChatModule,
         DashboardModule, DashboardAppModule.register(options.dashboardDir), AdminModule, ProjectInitModule, MetricsModule, DiagnosticsModule.register(options.diagnostics), options.polling ? PollingModule.withOptions(options.polling) : PollingModule,
       ],
     };
