@@ -114,7 +114,7 @@ describe('chat on Slack', () => {
       match: title,
       turns: [
         { toolCalls: [{ name: 'ask', input: { kind: 'question', question: 'Which form of address?\n- Formal\n- Informal' } }] },
-        { toolCalls: [{ name: 'write_file', input: { path: 'greeting.de.txt', content: 'hallo\n' } }] },
+        { toolCalls: [{ name: 'write_file', input: { path: 'greeting.txt', content: 'hello\n' } }] },
         { toolCalls: [{ name: 'finish', input: { summary: 'Informal greeting.' } }] },
       ],
     });
@@ -132,8 +132,10 @@ describe('chat on Slack', () => {
     expect((await bench.send(click, 'application/x-www-form-urlencoded')).status).toBe(200);
     await eventually(async () => {
       const runs = await bench.runsOf('45');
-      return runs.length === 2 && runs[0]!.state === 'cancelled' && runs[1]!.state === 'succeeded' ? runs : undefined;
-    }, 60_000, 'the answered run to end and the next attempt to succeed');
+      return runs.length === 2 && runs[0]!.state === 'cancelled' && !['queued', 'running'].includes(runs[1]!.state) ? runs : undefined;
+    }, 60_000, 'the answered run to end and the next attempt to end');
+    const { rows: ended } = await bench.server.db.query<{ state: string; error: string | null }>('SELECT state, error FROM runs WHERE ticket = $1 ORDER BY created_at', ['45']);
+    expect(ended[1]).toEqual({ state: 'succeeded', error: null });
     const { rows } = await bench.server.db.query<{ answer: string; answered_by: string; answer_source: string }>('SELECT answer, answered_by, answer_source FROM run_questions WHERE run_id = $1', [first!.id]);
     expect(rows[0]).toEqual({ answer: 'Informal', answered_by: `slack:${SLACK_TEAM}/${ALICE}`, answer_source: 'chat' });
     // The same message moved on to the next attempt and ended Done; the model was told the answer.

@@ -208,10 +208,11 @@ function blocksOf(args: Record<string, unknown>): unknown[] {
 /** The message's text, or what its blocks say when it has only blocks. */
 function textOf(args: Record<string, unknown>): string {
   const blockText = blocksOf(args).map((b) => {
-    const block = b as { text?: { text?: string }; elements?: { text?: string }[] };
-    return block.text?.text ?? '';
+    const block = b as { type?: string; text?: string | { text?: string } };
+    return typeof block.text === 'string' ? block.text : block.text?.text ?? '';
   }).filter(Boolean).join('\n');
-  return blockText || String(args['text'] ?? '');
+  // `markdown_text` is chat.postMessage's / chat.update's markdown form (Slack renders it as a markdown block).
+  return blockText || String(args['text'] ?? args['markdown_text'] ?? '');
 }
 
 function wire(m: SlackMessage): Record<string, unknown> {
