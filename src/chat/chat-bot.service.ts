@@ -92,7 +92,8 @@ export class ChatBotService implements OnApplicationBootstrap, OnApplicationShut
     const { platform, block } = served;
     const verdict = await platform.verify(block, headers, rawBody, Date.now());
     if (!verdict.ok) return plain(401, `Unauthorized: ${verdict.reason}`);
-    if (!this.store.isConnected) return plain(503, 'store_unavailable');
+    // Checked now, not only by the periodic probe: a store that just came back serves this request.
+    if (!this.store.isConnected && !(await this.store.check())) return plain(503, 'store_unavailable');
     const eventId = platform.deliveryId(headers, rawBody);
     if (eventId !== null && !(await this.follows.firstDelivery(platform.name, eventId).catch(() => true))) {
       return plain(200, 'ok');
