@@ -145,6 +145,44 @@ describe('chat on Slack', () => {
     expect(resumed.at(-1)!.text).toContain('Informal');
   }, 150_000);
 
+  it('a reply in the thread answers a parked run; `cancel` in a parked run\'s thread cancels it, attributed', async () => {
+    bench.host.addTicket('46', 'Pick a colour', 'x');
+    bench.host.addTicket('47', 'Pick a size', 'x');
+    bench.model.script({
+      match: 'Pick a colour',
+      turns: [
+        { toolCalls: [{ name: 'ask', input: { kind: 'question', question: 'Which colour should the greeting have? QUESTION-46' } }] },
+        { toolCalls: [{ name: 'write_file', input: { path: 'greeting.txt', content: 'hello\n' } }] },
+        { toolCalls: [{ name: 'finish', input: { summary: 'Coloured.' } }] },
+      ],
+    });
+    bench.model.script({ match: 'Pick a size', turns: [{ toolCalls: [{ name: 'ask', input: { kind: 'question', question: 'Which size? QUESTION-47' } }] }] });
+    const colour = bench.slack.mention(ALICE, OPS_CHANNEL, 'fix app#46');
+    const size = bench.slack.mention(ALICE, OPS_CHANNEL, 'fix app#47');
+    await bench.send(colour.body, 'application/json');
+    await bench.send(size.body, 'application/json');
+    await eventually(() => botMessagesIn(OPS_CHANNEL, colour.ts).find((m) => m.text.includes('QUESTION-46')), 60_000, 'question 46 in its thread');
+    await eventually(() => botMessagesIn(OPS_CHANNEL, size.ts).find((m) => m.text.includes('QUESTION-47')), 60_000, 'question 47 in its thread');
+
+    const reply = bench.slack.threadReply(ALICE, OPS_CHANNEL, colour.ts, 'Dark blue, please. ANSWER-46');
+    expect((await bench.send(reply.body, 'application/json')).status).toBe(200);
+    await eventually(async () => {
+      const runs = await bench.runsOf('46');
+      return runs.length === 2 && runs[1]!.state === 'succeeded' ? runs : undefined;
+    }, 60_000, 'the answered run\'s next attempt to succeed');
+    expect(bench.model.modelCalls().filter((r) => r.body.includes('Pick a colour')).at(-1)!.text).toContain('ANSWER-46');
+    // Still one message of the service in that thread.
+    await eventually(() => (botMessagesIn(OPS_CHANNEL, colour.ts).length === 1 && botMessagesIn(OPS_CHANNEL, colour.ts)[0]!.text.includes('Done') ? true : undefined), 20_000, 'the one message to say Done');
+
+    const cancel = bench.slack.threadReply(ALICE, OPS_CHANNEL, size.ts, 'cancel');
+    expect((await bench.send(cancel.body, 'application/json')).status).toBe(200);
+    const { rows } = await eventually(async () => {
+      const r = await bench.server.db.query<{ state: string; error: string }>('SELECT state, error FROM runs WHERE ticket = $1', ['47']);
+      return r.rows[0]?.state === 'cancelled' ? r : undefined;
+    }, 20_000, 'run 47 to be cancelled');
+    expect(rows[0]!.error).toContain(`cancelled by slack:${SLACK_TEAM}/${ALICE}`);
+  }, 150_000);
+
   it('the Access surface lists the chat principals seen', async () => {
     await bench.server.app.get(ObservationRecorder).flush();
     const people = await bench.server.get<{ people: { claim: string; value: string; signedIn: boolean }[] }>('/api/access/people?limit=200');
