@@ -70,10 +70,18 @@ export class ChatFollower implements OnApplicationBootstrap, OnApplicationShutdo
     if (before === 0 && this.following > 0) this.audience.listening();
   }
 
-  /** Re-renders the run now (e.g. after an answer moved the thread's message to the next attempt). */
-  async refresh(runId: string, note: string | null = null): Promise<void> {
+  /**
+   * A run is about to be followed: run.changed must be published from its first change on (the
+   * audience is otherwise learnt within a second, and a quick run can end inside that second).
+   */
+  willFollow(): void {
     this.following = Math.max(this.following, 1);
     this.audience.listening();
+  }
+
+  /** Re-renders the run now (e.g. after an answer moved the thread's message to the next attempt). */
+  async refresh(runId: string, note: string | null = null): Promise<void> {
+    this.willFollow();
     const view = await this.views.content(runId, note);
     if (!view) return;
     for (const follower of await this.follows.followers(runId)) await this.write(view.run, follower, view.content);

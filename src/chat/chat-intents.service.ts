@@ -120,6 +120,7 @@ export class ChatIntentsService {
     const pipeline = pipelineToStart(config, ticket.project, named);
     if (!pipeline.ok) return void (await turn.replies.post(text(`Rejected: ${pipeline.reason}`)));
     let outcome;
+    this.follower.willFollow();
     try {
       outcome = await this.claims.claim(ticket.key, pipeline.pipeline);
     } catch (error) {
@@ -146,11 +147,14 @@ export class ChatIntentsService {
 
   /** Posts the run's message in the thread and keeps it there: the follower edits it from now on. */
   private async postAndFollow(turn: ChatTurn, runId: string, note: string | null): Promise<void> {
+    this.follower.willFollow();
     const view = await this.views.content(runId, note);
     if (!view) return void (await turn.replies.post(text(`Run ${runId} is gone.`)));
     const sent = await turn.replies.post(view.content);
     await this.follows.follow(runId, { platform: turn.platform.name, threadId: sent.threadId, messageId: sent.messageId, text: view.content.text });
     await turn.replies.subscribe(sent.threadId).catch((error: Error) => this.logger.warn(`thread ${sent.threadId} not subscribed: ${error.message}`));
+    // A run that moved between its read above and the follow being stored: its message catches up now.
+    await this.follower.refresh(runId, note).catch((error: Error) => this.logger.warn(`message of run ${runId} not refreshed: ${(error as Error).message}`));
   }
 
   private async state(turn: ChatTurn, caller: ChatCaller, ref: TicketRef | null): Promise<void> {
