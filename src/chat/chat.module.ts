@@ -14,6 +14,8 @@ import { ChatInstanceHolder } from './chat-instance.holder.js';
 import { ChatIntentsService } from './chat-intents.service.js';
 import { ChatRunViews } from './chat-run-views.service.js';
 import { ChatController } from './chat.controller.js';
+import { CHAT_INTENT_CLASSIFIER } from './chat-intent-classifier.js';
+import { ModelIntentClassifier } from './model-intent-classifier.js';
 
 /**
  * Chat ingress (issue 30) through the Chat SDK: `/chat/<platform>`, chat principals and their
@@ -24,7 +26,8 @@ import { ChatController } from './chat.controller.js';
 @Module({
   imports: [HandBackModule, ConversationsModule, RunControlModule, RunResourceModule, RunEngineModule, RunChangesModule],
   controllers: [ChatController],
-  providers: [ChatBotService, ChatAccessService, ChatIntentsService, ChatDesignTurns, ChatFollower, ChatFollowsService, ChatInstanceHolder, ChatRunViews],
+  providers: [ChatBotService, ChatAccessService, ChatIntentsService, ChatDesignTurns, ChatFollower, ChatFollowsService, ChatInstanceHolder, ChatRunViews,
+    { provide: CHAT_INTENT_CLASSIFIER, useClass: ModelIntentClassifier }],
   exports: [ChatBotService],
 })
 export class ChatModule {}

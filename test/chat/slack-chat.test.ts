@@ -183,6 +183,28 @@ describe('chat on Slack', () => {
     expect(rows[0]!.error).toContain(`cancelled by slack:${SLACK_TEAM}/${ALICE}`);
   }, 150_000);
 
+  it('free text is read by the model only once runs.control holds, inside the untrusted block, and only as one of the intents', async () => {
+    bench.model.script({ match: 'FREE-TEXT-OPS', turns: [{ toolCalls: [{ name: 'choose_intent', input: { intent: 'state' } }] }] });
+    const free = bench.slack.mention(ALICE, OPS_CHANNEL, 'how did the greeting work go? FREE-TEXT-OPS');
+    await bench.send(free.body, 'application/json');
+    const reply = await eventually(() => botMessagesIn(OPS_CHANNEL, free.ts)[0], 20_000, 'the reply to free text');
+    expect(reply.text).toMatch(/most recent|No runs yet/);
+    const asked = bench.model.modelCalls().find((r) => r.body.includes('FREE-TEXT-OPS'))!;
+    expect(asked.text).toMatch(/<untrusted-data[^>]*>[\s\S]*FREE-TEXT-OPS[\s\S]*<\/untrusted-data/);
+
+    // A choice outside the intents (a pipeline nobody configured) is no intent at all.
+    bench.model.script({ match: 'FREE-TEXT-WIDEN', turns: [{ toolCalls: [{ name: 'choose_intent', input: { intent: 'start', pipeline: 'deploy-prod', ticket: 'app#41' } }] }] });
+    const widen = bench.slack.mention(ALICE, OPS_CHANNEL, 'ship it to production FREE-TEXT-WIDEN');
+    await bench.send(widen.body, 'application/json');
+    expect((await eventually(() => botMessagesIn(OPS_CHANNEL, widen.ts)[0], 20_000, 'the reply')).text).toContain('did not understand');
+
+    // Without runs.control, free text never reaches the model.
+    const reader = bench.slack.mention(READER, READERS_CHANNEL, 'please look at the greeting FREE-TEXT-READER');
+    await bench.send(reader.body, 'application/json');
+    expect((await eventually(() => botMessagesIn(READERS_CHANNEL, reader.ts)[0], 20_000, 'the reply')).text).toContain('did not understand');
+    expect(bench.model.modelCalls().some((r) => r.body.includes('FREE-TEXT-READER'))).toBe(false);
+  });
+
   it('the Access surface lists the chat principals seen', async () => {
     await bench.server.app.get(ObservationRecorder).flush();
     const people = await bench.server.get<{ people: { claim: string; value: string; signedIn: boolean }[] }>('/api/access/people?limit=200');
