@@ -42,4 +42,8 @@ export interface ChatPlatform {
   createAdapter(block: ChatPlatformBlock, logger: Logger): Adapter;
   /** Who wrote and where, from the adapter's raw message, action or slash-command payload. */
   originOf(raw: unknown): ChatOrigin | null;
+  /** The API base the service calls (diagnostics' target; no credentials in it). */
+  apiTarget(block: ChatPlatformBlock): string;
+  /** One read-only authenticated round trip (diagnostics' probe); throws why it failed. */
+  probe(block: ChatPlatformBlock, timeoutMs: number): Promise<void>;
 }

@@ -64,6 +64,13 @@ describe('chat platforms served', () => {
       expect((await post(app, 'teams')).statusCode).toBe(404);
       // Refused requests cost no platform call.
       expect(slack.requests.filter((r) => r.path.startsWith('/api/chat.'))).toEqual([]);
+      // The diagnostics list the platform (no secret in it) and probe it with auth.test.
+      const { body } = await getJson<{ connections: { name: string; kind: string; target: string; configured: boolean }[] }>(app, '/api/diagnostics/connections');
+      expect(body.connections.find((c) => c.kind === 'chat')).toMatchObject({ name: 'chat:slack', target: slack.apiUrl, configured: true });
+      expect(JSON.stringify(body)).not.toContain(slack.botToken);
+      const probe = await app.inject({ method: 'POST', url: '/api/diagnostics/probe', payload: { name: 'chat:slack' } });
+      expect(probe.json()).toMatchObject({ name: 'chat:slack', ok: true, error: null });
+      expect(slack.requests.some((r) => r.path === '/api/auth.test')).toBe(true);
     });
   });
 });

@@ -7,6 +7,12 @@ export const SLACK_PUBLIC_API_URL = 'https://slack.com/api/';
 
 const set = (v: string | null | undefined): v is string => typeof v === 'string' && v.trim() !== '';
 
+/** `chat.slack.api_url` (or the public one), ending in `/` as the Web API client joins method names to it. */
+function apiUrlOf(block: ChatPlatformBlock): string {
+  const url = set(block['api_url']) ? block['api_url'] : SLACK_PUBLIC_API_URL;
+  return url.endsWith('/') ? url : `${url}/`;
+}
+
 /**
  * Slack (Events API, interactivity and slash commands on one request URL, `/chat/slack`):
  * signed with the app's signing secret; replies through the Web API at `api_url`.
@@ -37,12 +43,26 @@ export const slackChatPlatform: ChatPlatform = {
     }
   },
 
+  apiTarget(block) {
+    return apiUrlOf(block);
+  },
+
+  async probe(block, timeoutMs) {
+    // auth.test: who the token is, nothing written.
+    const res = await fetch(`${apiUrlOf(block)}auth.test`, {
+      method: 'POST', headers: { authorization: `Bearer ${block['bot_token'] ?? ''}`, 'content-type': 'application/x-www-form-urlencoded' }, body: '',
+      signal: AbortSignal.timeout(timeoutMs), redirect: 'manual',
+    });
+    const body = (await res.json().catch(() => null)) as { ok?: boolean; error?: string } | null;
+    if (!res.ok || body?.ok !== true) throw new Error(`auth.test answered HTTP ${res.status}${body?.error ? ` (${body.error})` : ''}`);
+  },
+
   createAdapter(block, logger) {
-    const apiUrl = set(block['api_url']) ? block['api_url'] : SLACK_PUBLIC_API_URL;
+    const apiUrl = apiUrlOf(block);
     return createSlackAdapter({
       botToken: block['bot_token'] ?? '',
       signingSecret: block['signing_secret'] ?? '',
-      apiUrl: apiUrl.endsWith('/') ? apiUrl : `${apiUrl}/`,
+      apiUrl,
       logger,
       // A followed run's edits must not wait half an hour behind a 429: a refused edit is retried by the next one.
       webClientOptions: { rejectRateLimitedCalls: true, retryConfig: { retries: 1 }, timeout: 10_000 },
