@@ -127,20 +127,20 @@ export class ChatBotService implements OnApplicationBootstrap, OnApplicationShut
       concurrency: 'concurrent',
       dedupeTtlMs: 24 * 3600_000,
     });
-    const onMessage = async (thread: Thread<unknown>, message: { text: string; raw: unknown }) => {
-      const turn = this.turn(thread.adapter.name, message.raw, message.text, this.threadReplies(thread));
+    const onMessage = (addressed: boolean | null) => async (thread: Thread<unknown>, message: { text: string; raw: unknown; isMention?: boolean }) => {
+      const turn = this.turn(thread.adapter.name, message.raw, message.text, this.threadReplies(thread), addressed ?? message.isMention === true);
       if (turn) await this.intents.message(turn);
     };
-    chat.onNewMention(onMessage);
-    chat.onDirectMessage(onMessage);
-    chat.onSubscribedMessage(onMessage);
+    chat.onNewMention(onMessage(true));
+    chat.onDirectMessage(onMessage(true));
+    chat.onSubscribedMessage(onMessage(null));
     chat.onSlashCommand(async (event) => {
-      const turn = this.turn(event.adapter.name, event.raw, event.text, this.channelReplies(event.channel));
+      const turn = this.turn(event.adapter.name, event.raw, event.text, this.channelReplies(event.channel), true);
       if (turn) await this.intents.message(turn);
     });
     chat.onAction(async (event) => {
       const replies = event.thread ? this.threadReplies(event.thread) : null;
-      const turn = replies ? this.turn(event.adapter.name, event.raw, '', replies) : null;
+      const turn = replies ? this.turn(event.adapter.name, event.raw, '', replies, true) : null;
       if (turn) await this.intents.action(turn, actionKind(event.actionId), event.value);
     });
     const previous = this.holder.chat;
@@ -150,14 +150,14 @@ export class ChatBotService implements OnApplicationBootstrap, OnApplicationShut
     return chat;
   }
 
-  private turn(platformName: string, raw: unknown, text: string, replies: ChatReplies): ChatTurn | null {
+  private turn(platformName: string, raw: unknown, text: string, replies: ChatReplies, addressed: boolean): ChatTurn | null {
     const platform = chatPlatformNamed(platformName);
     const origin = platform?.originOf(raw) ?? null;
     if (!platform || !origin) {
       this.logger.warn(`a ${platformName} request without a user, workspace or channel was ignored`);
       return null;
     }
-    return { platform, origin, text, replies };
+    return { platform, origin, text, replies, addressed };
   }
 
   private threadReplies(thread: Thread<unknown>): ChatReplies {

@@ -64,6 +64,8 @@ export class ChatIntentsService {
     if (intent.kind === 'unknown' && turn.replies.threadId && (await this.design.isDesignThread(turn.replies.threadId))) {
       return this.design.turn(turn, caller, intent.text);
     }
+    // People talking among themselves in a followed thread get no answer, and cost no model call.
+    if (intent.kind === 'unknown' && !turn.addressed) return;
     if (intent.kind === 'unknown') intent = await this.classify(turn, caller, intent.text);
     await this.perform(turn, caller, intent, thread?.runId ?? null);
   }

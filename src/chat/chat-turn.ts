@@ -17,4 +17,9 @@ export interface ChatTurn {
   origin: ChatOrigin;
   text: string;
   replies: ChatReplies;
+  /**
+   * Said to the service (a mention, a direct message, a command, a click), not merely written in
+   * a thread it follows: only then does unrecognised text get an answer (or reach the model).
+   */
+  addressed: boolean;
 }
