@@ -52,6 +52,8 @@ COPY --from=build /app/dist ./dist
 COPY migrations ./migrations
 # The agent's system prompts, read at run time from the package root (src/agent/prompt/system-prompts.ts).
 COPY prompts ./prompts
+# The built-in skills (docs/skills.md), read at run time from the package root (src/catalog/installation-skills.ts).
+COPY skills ./skills
 COPY bin ./bin
 COPY config/service.example.yml config/service.schema.json ./config/
 

@@ -2,11 +2,13 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import type { ServiceEnvironment } from './config/environment.js';
 import { AdminModule } from './admin/admin.module.js';
 import { AuthModule } from './auth/auth.module.js';
+import { CatalogModule } from './catalog/catalog.module.js';
 import { ChatModule } from './chat/chat.module.js';
 import { CoreModule } from './core.module.js';
 import { DashboardAppModule } from './dashboard-app/dashboard-app.module.js';
 import { DashboardModule } from './dashboard/dashboard.module.js';
 import { DiagnosticsModule } from './diagnostics/diagnostics.module.js';
+import { DialogModule } from './dialog/dialog.module.js';
 import type { DiagnosticsOptions } from './diagnostics/diagnostics.options.js';
 import { HubModule } from './hub/hub.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
@@ -37,7 +39,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         CoreModule.register(env), AuthModule, RunQueueModule, RunEngineModule, TicketsModule, LabelProjectionModule, WebhooksModule, HubModule, ChatModule,
-        DashboardModule, DashboardAppModule.register(options.dashboardDir), AdminModule, ProjectInitModule, MetricsModule, DiagnosticsModule.register(options.diagnostics), options.polling ? PollingModule.withOptions(options.polling) : PollingModule,
+        DashboardModule, CatalogModule, DashboardAppModule.register(options.dashboardDir), AdminModule, ProjectInitModule, MetricsModule, DiagnosticsModule.register(options.diagnostics), DialogModule, options.polling ? PollingModule.withOptions(options.polling) : PollingModule,
       ],
     };
   }

@@ -19,7 +19,7 @@ import { DEFAULT_RETRY, ProviderFailure, type RetryPolicy, describeProviderError
 import { StepClock } from './step-clock.js';
 import { AgentTrees } from './tools/agent-trees.js';
 import { Toolbox } from './tools/toolbox.js';
-import type { ToolContext } from './tools/tool-types.js';
+import type { AgentTool, ToolContext } from './tools/tool-types.js';
 
 export interface AgentSessionOptions {
   /** From languageModelFor (tests: the AI SDK's mock model). */
@@ -29,6 +29,8 @@ export interface AgentSessionOptions {
   system: string;
   trees: AgentTree[];
   toolset: AgentToolset;
+  /** Tools offered besides the toolset's (`load_skill` when the run has skills, the design dialogue's `propose_ticket`). */
+  extraTools?: readonly AgentTool[];
   limits: AgentLimits;
   /** null: cost is not known, and not limited. */
   prices: TokenPrices | null;
@@ -63,7 +65,7 @@ class ToolLoopSession implements AgentSession {
 
   constructor(private readonly o: AgentSessionOptions) {
     this.trees = new AgentTrees(o.trees);
-    this.toolbox = new Toolbox(o.toolset, this.trees);
+    this.toolbox = new Toolbox(o.toolset, this.trees, o.extraTools);
     this.retry = { ...DEFAULT_RETRY, ...o.retry };
     this.gateKey = o.gateKey ?? o.modelLabel.split('/', 1)[0]!;
     this.total = { ...(o.initialUsage ?? ZERO_USAGE) };

@@ -12,8 +12,12 @@ export interface AgentTree {
   sandbox: Sandbox;
 }
 
-/** Which tools the model is offered. `code`: every tool (writes, `ask`); `review`: read-only tools and `report_finding`. */
-export const AgentToolset = { Code: 'code', Review: 'review' } as const;
+/**
+ * Which tools the model is offered. `code`: every tool (writes, `ask`); `review`: read-only tools
+ * and `report_finding`; `read-only`: the read-only tools and `finish` alone (a caller adds its own,
+ * e.g. the design dialogue's `propose_ticket`).
+ */
+export const AgentToolset = { Code: 'code', Review: 'review', ReadOnly: 'read-only' } as const;
 export type AgentToolset = (typeof AgentToolset)[keyof typeof AgentToolset];
 
 export const AskKind = { Question: 'question', Contradiction: 'contradiction', NotImplementable: 'not-implementable' } as const;

@@ -1,4 +1,5 @@
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
+import { readInstallationSkills, skillsOfferedTo } from '../catalog/installation-skills.js';
 import type { AgentUsage } from '../agent/agent-types.js';
 import { InMemoryProviderGate, requestsPerMinuteFrom } from '../agent/provider-gate.js';
 import { BuiltInPipeline } from '../common/pipeline-name.js';
@@ -49,6 +50,8 @@ export function cliBuiltInRun(config: ServiceConfig, env: ServiceEnvironment, ru
         return readTicketText(client, run.ticket);
       },
       reviewsFor: (repo) => pullRequestReviewsFor(repo),
+      // The installation's skills only: a repository's are read from the server's mirror.
+      skills: async (pipeline) => skillsOfferedTo((await readInstallationSkills(config.skills.paths, dirname(resolve(env.configPath)))).skills, pipeline),
       commentOnTicket: async (body) => {
         if (run.ticket === null) return;
         if (!client) throw new Error(`project ${run.project.name}: its tracker cannot be reached with the configuration`);

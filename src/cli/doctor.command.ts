@@ -1,4 +1,6 @@
+import { dirname } from 'node:path';
 import { NestFactory } from '@nestjs/core';
+import { readInstallationSkills } from '../catalog/installation-skills.js';
 import type { ServiceEnvironment } from '../config/environment.js';
 import { ConfigService } from '../config/config.service.js';
 import { CoreModule } from '../core.module.js';
@@ -23,6 +25,9 @@ export async function doctor(env: ServiceEnvironment): Promise<DoctorReport> {
     // The stored secrets and settings first, so the probes judge the configuration the server runs on.
     if ((await app.get(DatabaseService).open()).state === 'ready') await app.get(StoredConfigSync).refresh();
     await app.get(StartupProbesService).runAll();
+    // The built-in and configured skills, checked as the server checks them at start (a repository's need its mirror: the server's).
+    const config = app.get(ConfigService);
+    app.get(FindingsService).set('skills', (await readInstallationSkills(config.config.skills.paths, dirname(config.file.path))).findings);
     const preflight = app.get(PreflightService);
     const firstRun = firstRunAdvice(app.get(ConfigService).config, env);
     return { ...app.get(FindingsService).response(), preflight: { ...preflight.report(), checks: preflight.list() }, firstRun };

@@ -126,6 +126,9 @@ export const SECURITY_SCAN = block({
   fail_on: choice(FAIL_THRESHOLDS, { default: DEFAULT_SECURITY_SCAN.fail_on }),
 }, { docs: 'security_scan' });
 
+/** Folders of skills besides the package's own (docs/skills.md). */
+export const SKILLS = block({ paths: list });
+
 /** Shorter polling intervals would spend a tracker's rate limit on polling alone. */
 export const MIN_POLL_INTERVAL_SECONDS = 10;
 export const POLLING = block({ enabled: flag(false), interval_seconds: integer(MIN_POLL_INTERVAL_SECONDS, 60) });
@@ -143,6 +146,7 @@ export const TRIGGER = block({
   team_project: text(),
   site_url: text(),
   project_key: text(),
+  ticket_type: text(),
   secret: text({ secret: true }),
   credentials: text({ secret: true }),
   polling: POLLING,
@@ -207,6 +211,7 @@ export const SERVICE_FILE = block({
   git: GIT,
   agent: AGENT,
   security_scan: SECURITY_SCAN,
+  skills: SKILLS,
   chat: CHAT,
 });
 

@@ -8,7 +8,7 @@ import { ConfigReader, type Location, type SecretField, type UnresolvedField, em
 import { AUTH_ENV_VARIABLES, type AuthEnvField, type ServiceEnvironment } from './environment.js';
 import { checkAgentReadiness, readAgent } from './agent-config.reader.js';
 import { checkClarificationStatus } from './clarification-status.check.js';
-import { AUTH, CAPACITY, GIT, PIPELINE, QUEUE, SANDBOX, SERVICE_FILE, WEBHOOKS } from './config-shape.js';
+import { AUTH, CAPACITY, GIT, PIPELINE, QUEUE, SANDBOX, SERVICE_FILE, SKILLS, WEBHOOKS } from './config-shape.js';
 import { checkPolling } from './polling-config.reader.js';
 import { readProject } from './project-config.reader.js';
 import { readSecurityScan } from './security-scan-config.reader.js';
@@ -149,6 +149,7 @@ export function buildConfig(
   config.git = readGit(r, root.git);
   config.agent = readAgent(r, { path: 'agent' }, root.agent, DEFAULT_AGENT);
   config.security_scan = readSecurityScan(r, { path: 'security_scan' }, root.security_scan, DEFAULT_SECURITY_SCAN);
+  config.skills = readSkills(r, root.skills);
   config.chat = readChat(r, root.chat);
   config.projects = emptyMap<ProjectConfig>();
   const projects = r.block(root.projects, { path: 'projects' }, Object.keys(isPlainObject(root.projects) ? root.projects : {}));
@@ -241,6 +242,13 @@ function readPublish(r: ConfigReader, at: Location, raw: unknown): PublishMode {
   if (PIPELINE.keys.publish.values.includes(value)) return value as PublishMode;
   r.problem(at, `${at.path} must be pull-request or none, not ${JSON.stringify(value)}; nothing is published`);
   return PublishMode.None;
+}
+
+function readSkills(r: ConfigReader, raw: unknown): ServiceConfig['skills'] {
+  const where: Location = { path: 'skills' };
+  const b = r.block(raw, where, SKILLS);
+  const paths = r.field(SKILLS, b, where, 'paths').map((p) => p.trim()).filter((p) => p !== '');
+  return { paths: [...new Set(paths)] };
 }
 
 function readGit(r: ConfigReader, raw: unknown): GitConfig {

@@ -89,6 +89,7 @@ function readTrigger(r: ConfigReader, where: Location, raw: unknown): TriggerCon
     team_project: s('team_project'),
     site_url: s('site_url'),
     project_key: s('project_key'),
+    ticket_type: s('ticket_type'),
     secret: s('secret'),
     credentials: s('credentials'),
     polling: readPolling(r, r.at(where, 'polling'), b.polling),

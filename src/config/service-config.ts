@@ -177,6 +177,11 @@ export interface TriggerConfig {
   // Platform D (Jira)
   site_url: string | null;
   project_key: string | null;
+  /**
+   * C and D: the type of the tickets the design dialogue files (Azure DevOps work item type,
+   * default `User Story`; Jira issue type, default `Task`). Ignored on A and B (issues).
+   */
+  ticket_type?: string | null;
   /** Platform D HMAC secret for this project's deliveries. */
   secret: string | null;
   /** C: PAT; D: `user:api-token`. */
@@ -246,7 +251,14 @@ export interface ServiceConfig {
   agent: AgentConfig;
   /** The top-level `security_scan:` block; a project's own keys override it (ProjectConfig.security_scan). */
   security_scan: SecurityScanConfig;
+  /** Where skills are read from besides the package's own `skills/` folder. */
+  skills: SkillsConfig;
   chat: ChatConfig;
+}
+
+export interface SkillsConfig {
+  /** Folders whose sub-folders are skills (`<name>/SKILL.md`); relative ones are taken from the bootstrap file's folder. */
+  paths: string[];
 }
 
 /**
@@ -333,6 +345,7 @@ export function defaultServiceConfig(): ServiceConfig {
     git: { ...DEFAULT_GIT },
     agent: { ...DEFAULT_AGENT },
     security_scan: { ...DEFAULT_SECURITY_SCAN },
+    skills: { paths: [] },
     chat: { platforms: {}, channels: {}, dashboard_url: null },
   };
 }

@@ -10,6 +10,8 @@ export const FindingSubsystem = {
   Build: 'build',
   /** A project whose polling cannot work or is failing (raised by the `poller` lease holder). */
   Poller: 'poller',
+  /** A skill left out of the catalog (malformed, too large) or a skills source that cannot be read. */
+  Skills: 'skills',
   /** A chat platform that is half configured, or cannot be served (issue 30). */
   Chat: 'chat',
 } as const;

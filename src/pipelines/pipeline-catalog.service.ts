@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { AgentUsage } from '../agent/agent-types.js';
 import type { ProviderGate } from '../agent/provider-gate.js';
 import { collectSecrets } from '../common/secret-scrubber.js';
+import { SkillCatalogService } from '../catalog/skill-catalog.service.js';
 import { ConfigService } from '../config/config.service.js';
 import { DEFAULT_AGENT, type RepoConfig } from '../config/service-config.js';
 import { RunConversationService } from '../conversations/run-conversation.service.js';
@@ -38,6 +39,7 @@ export class PipelineCatalogService {
     private readonly trackers: ProjectTrackerFactory,
     @Inject(PROVIDER_GATE) private readonly gate: ProviderGate,
     private readonly conversations: RunConversationService,
+    private readonly skills: SkillCatalogService,
   ) {}
 
   resolve(name: string, run?: CatalogRun): Pipeline {
@@ -52,6 +54,7 @@ export class PipelineCatalogService {
         gate: this.gate,
         noteUsage: run.noteUsage,
         reviewsFor: run.reviewsFor,
+        skills: (pipeline) => this.skills.skillsFor({ project: run.project, pipeline }),
         conversation: () => this.conversations.forRun({ runId: run.runId, platform: run.platform, project: run.project, ticket: run.ticket }),
         commentOnTicket: async (body) => {
           if (run.ticket === null) return;

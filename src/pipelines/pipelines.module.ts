@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { InMemoryProviderGate, type ProviderGate, requestsPerMinuteFrom } from '../agent/provider-gate.js';
 import { RedisProviderGate } from '../agent/redis-provider-gate.js';
+import { CatalogModule } from '../catalog/catalog.module.js';
 import { ConfigService } from '../config/config.service.js';
 import { ConversationsModule } from '../conversations/conversations.module.js';
 import { StoreConnectionService } from '../store/store-connection.service.js';
@@ -21,7 +22,7 @@ function providerGate(config: ConfigService, store: StoreConnectionService): Pro
 
 // Its own tracker factory (reads the ticket's text for the model): the label projection's stays private to it.
 @Module({
-  imports: [ConversationsModule],
+  imports: [ConversationsModule, CatalogModule],
   providers: [
     PipelineCatalogService,
     { provide: StepRunner, useValue: new StepRunner() },

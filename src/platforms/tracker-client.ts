@@ -1,6 +1,7 @@
 import type { TriggerConfig } from '../config/service-config.js';
 import type { Platform } from './platform.js';
 import { LIFECYCLE_LABELS, SERVICE_LABEL_PREFIX } from './service-marker.js';
+import type { CreatedTicket, NewTicket } from './ticket-creation.js';
 
 /**
  * What the lifecycle state machine needs from a ticket tracker, implemented once per platform
@@ -112,6 +113,12 @@ export interface TrackerClient {
    * the history says). The poller asks it only for a ended ticket that shows a trigger again.
    */
   triggeredAt?(ticket: string, trigger: TriggerSet): Promise<Date | null>;
+  /**
+   * Files a new ticket (the design dialogue) with its acceptance criteria where the contract
+   * reads them: a Markdown task list under "Acceptance criteria" in the description, or Azure
+   * DevOps's `Microsoft.VSTS.Common.AcceptanceCriteria`. Not retried on an ambiguous failure.
+   */
+  createTicket?(ticket: NewTicket): Promise<CreatedTicket>;
 }
 
 /** A failed tracker call. The message never carries credentials (redacted by the HTTP layer). */

@@ -124,7 +124,11 @@ async function fillInstallationA(): Promise<void> {
       (now(), NULL, NULL, NULL, NULL, NULL, 'invalid', NULL, 400, 'webhook');
     DELETE FROM trigger_log WHERE outcome = 'invalid';
     INSERT INTO access_markers (name, detail) VALUES ('json-null', 'null'), ('sql-null', NULL), ('object', '{"groups": ["ops"], "roles": []}');
-    INSERT INTO config_settings (key, value, updated_by) VALUES ('queue.max_parallel_runs', '4', 'root@example.test');`);
+    INSERT INTO config_settings (key, value, updated_by) VALUES ('queue.max_parallel_runs', '4', 'root@example.test');
+    INSERT INTO dialog_conversations (id, owner, project, title, input_tokens, cost_usd) VALUES ('${RUN}', 'ana', 'shop', 'Rounding', 1234, 0.25);
+    INSERT INTO dialog_messages (conversation_id, seq, role, kind, text) VALUES ('${RUN}', 1, 'person', NULL, 'Plan rounding'), ('${RUN}', 2, 'model', 'proposal', 'One ticket.');
+    INSERT INTO dialog_drafts (conversation_id, draft_index, message_seq, title, body, criteria, labels, filed_ticket, filed_url, filed_by, filed_at, started)
+      VALUES ('${RUN}', 0, 2, 'Round totals', 'In cents.', '["totals in cents"]', '[]', '42', 'https://github.com/acme/shop-web/issues/42', 'ana', now(), true);`);
 }
 
 describe('permissions', () => {

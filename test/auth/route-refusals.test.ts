@@ -68,6 +68,10 @@ describe('the refusal of every guarded route', () => {
       'get /api/archive': ['archive.export'], 'post /api/archive': ['archive.import'],
       'get /api/diagnostics/connections': ['diagnostics.read'], 'post /api/diagnostics/probe': ['diagnostics.probe'],
       'post /api/diagnostics/probe-candidate': ['config.write', 'diagnostics.probe'],
+      // The design dialogue (issue 29): filing with `start: true` also needs runs.control, checked in the handler.
+      'post /api/dialog': ['dialog.write'], 'get /api/dialog': ['dialog.write'], 'get /api/dialog/:id': ['dialog.write'],
+      'post /api/dialog/:id/file': ['dialog.write'],
+      'get /api/catalog': ['catalog.read'], 'get /api/catalog/skills/:name': ['catalog.read'],
     };
     const declared = Object.fromEntries(guarded.map((r) => [`${r.method} ${r.nestPath}`, [...r.declared.permissions].sort()]));
     expect(declared).toEqual(CONTRACT);

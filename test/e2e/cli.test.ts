@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
@@ -61,6 +61,23 @@ describe('pipeline-service doctor', () => {
     const names = report.preflight.checks.map((c) => c.name);
     for (const name of ['config-file', 'configuration', 'database', 'redis', 'sandbox-backend', 'sandbox-agent']) expect(names).toContain(name);
     expect(report.preflight.passed + report.preflight.failed + report.preflight.skipped).toBe(report.preflight.checks.length);
+  });
+
+  it('checks the configured skills folders: a malformed skill is an advisory finding naming its path, nothing blocks', async () => {
+    const skills = join(dir.dir, 'skills');
+    mkdirSync(join(skills, 'no-description'), { recursive: true });
+    writeFileSync(join(skills, 'no-description', 'SKILL.md'), '---\nname: no-description\n---\nbody\n');
+    const config = join(dir.dir, 'skills.yml');
+    writeFileSync(config, stringify({ skills: { paths: ['skills', 'missing-folder'] } }));
+    const result = await runCli(['doctor', '--config', config, '--json'], { DATABASE_URL: migrated.url, SERVICE_DATA_DIR: dir.dir });
+    expect(result.code, result.stderr + result.stdout).toBe(0);
+    const report = JSON.parse(result.stdout) as DoctorJson;
+    expect(report.findings.filter((f) => f.subsystem === 'skills')).toEqual([
+      { subsystem: 'skills', severity: 'advisory', project: null, trigger: null, field: 'skills.paths',
+        reason: `skill ${join(skills, 'no-description')} is left out: the front matter has no description (a non-empty string)` },
+      { subsystem: 'skills', severity: 'advisory', project: null, trigger: null, field: 'skills.paths',
+        reason: `skills folder ${join(dir.dir, 'missing-folder')} does not exist; no skills are read from it` },
+    ]);
   });
 
   it('exit 1 when anything blocks, naming the project', async () => {

@@ -73,6 +73,8 @@ export class AzureDevOpsStandIn extends CodeHostStandIn {
   /** Status answered for a failed `test` operation. */
   testFailureStatus: 409 | 412 = 412;
   states = ['New', 'Ready for Agent', 'Active', 'Resolved', 'Closed'];
+  /** The work item types `POST …/workitems/${type}` accepts (an Agile process's). */
+  workItemTypes = ['User Story', 'Task', 'Bug', 'Feature', 'Epic'];
   /** Page size of the comments list when `$top` is not given. */
   commentsPageSize = 200;
   private nextCommentId = 1;
@@ -211,6 +213,7 @@ export class AzureDevOpsStandIn extends CodeHostStandIn {
     if (resource === 'wiql' && req.method === 'POST') return this.wiql(req);
     if (resource !== 'workitems') return notFound();
     if (s.length === 5 && req.method === 'GET') return this.batch(req);
+    if (s.length === 6 && req.method === 'POST' && s[5]?.startsWith('$')) return this.create(s[5].slice(1), req);
     const item = this.items.get(Number(s[5]));
     if (!item) return notFound({ message: `TF401232: Work item ${s[5]} does not exist, or you do not have permissions to read it.` });
     if (s.length === 6 && req.method === 'GET') return json(200, this.render(item, { links: expandsLinks(req.query) }));
@@ -239,6 +242,31 @@ export class AzureDevOpsStandIn extends CodeHostStandIn {
     item.fields = draft.fields;
     this.commit(item, before, this.uniqueName);
     return json(200, this.render(item));
+  }
+
+  /**
+   * `POST …/_apis/wit/workitems/${type}`: a JSON Patch document (`application/json-patch+json`)
+   * of `add` operations on fields; the type must be one of `workItemTypes` (404 VS402323
+   * otherwise), `System.Title` is required (400 TF401320), the state starts as the first of
+   * `states` unless the document sets one → 200 with the new work item (the next id).
+   */
+  private create(type: string, req: RecordedRequest): StandInResponse {
+    if (!(req.headers['content-type'] ?? '').startsWith('application/json-patch+json')) {
+      return json(415, { message: 'Valid content types for this method are: application/json-patch+json.' });
+    }
+    if (!Array.isArray(req.body)) return json(400, { message: 'You must pass a valid patch document in the body of the request.' });
+    const known = this.workItemTypes.find((t) => t.toLowerCase() === type.toLowerCase());
+    if (!known) return json(404, { message: `VS402323: Work item type ${type} does not exist in project ${this.project} or you do not have permission to access it.`, typeKey: 'WorkItemTypeNotFoundException' });
+    const id = Math.max(0, ...this.items.keys()) + 1;
+    const item: AdoWorkItemState = { id, rev: 0, fields: { 'System.State': this.states[0] ?? 'New', 'System.TeamProject': this.project, 'System.WorkItemType': known }, comments: [], updates: [] };
+    for (const op of req.body as PatchOp[]) {
+      const failure = this.apply(item, op);
+      if (failure) return failure;
+    }
+    if (!item.fields['System.Title']) return json(400, { message: 'TF401320: Rule Error for field Title. Error code: Required, InvalidEmpty.' });
+    this.commit(item, {}, this.uniqueName);
+    this.items.set(id, item);
+    return json(200, this.render(item, { links: expandsLinks(req.query) }));
   }
 
   private apply(item: AdoWorkItemState, { op, path, value }: PatchOp): StandInResponse | null {

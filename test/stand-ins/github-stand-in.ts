@@ -206,6 +206,7 @@ export class GitHubStandIn extends CodeHostStandIn {
     if (s[3] === 'pulls') return this.pulls.route(req, s.slice(4));
     if (s[3] !== 'issues') return notFound();
     if (s.length === 4 && req.method === 'GET') return this.list(req);
+    if (s.length === 4 && req.method === 'POST') return this.createIssue(req);
     if (s[4] === 'comments' && s.length === 6 && req.method === 'PATCH') return this.editComment(Number(s[5]), req);
     const issue = this.issues.get(Number(s[4]));
     const pull = issue ? undefined : this.pulls.all.get(Number(s[4]));
@@ -217,6 +218,21 @@ export class GitHubStandIn extends CodeHostStandIn {
     if (s[5] === 'comments' && s.length === 6) return this.comments(issue, req, issue);
     if (s[5] === 'events' && s.length === 6 && req.method === 'GET') return this.paged(req, issue.events.map((e) => renderIssueEvent(e, `${this.url}/repos/${this.owner}/${this.repo}`)));
     return notFound();
+  }
+
+  /**
+   * `POST /repos/{o}/{r}/issues`: `title` required (422 `Validation Failed` otherwise), `body`,
+   * `labels` (names; a label that does not exist yet is created, as for an account with push
+   * access) → 201 with the issue; issues and pull requests share one number sequence.
+   */
+  private createIssue(req: RecordedRequest): StandInResponse {
+    const body = (req.body ?? {}) as { title?: unknown; body?: unknown; labels?: unknown };
+    if (typeof body.title !== 'string' || body.title.trim() === '') {
+      return json(422, { message: 'Validation Failed', errors: [{ resource: 'Issue', code: 'missing_field', field: 'title' }], documentation_url: 'https://docs.github.com/rest/issues/issues#create-an-issue', status: '422' });
+    }
+    const labels = Array.isArray(body.labels) ? body.labels.map((l) => (typeof l === 'string' ? l : String((l as { name?: unknown }).name))) : [];
+    const issue = this.addIssue(this.nextNumber(), dedupe(labels), { title: body.title, body: typeof body.body === 'string' && body.body !== '' ? body.body : null, author: this.login });
+    return json(201, this.render(issue), { etag: this.etagOf(issue) });
   }
 
   /** Applies a change `login` makes now: label and state events, `updated_at`, a new ETag. */

@@ -203,6 +203,7 @@ export class GitLabStandIn extends CodeHostStandIn {
     if (s[4] === 'members' && s[5] === 'all' && s.length === 7 && req.method === 'GET') return this.members.memberOfProject(s[6] ?? '');
     if (s[4] !== 'issues') return notFound({ error: '404 Not Found' });
     if (s.length === 5 && req.method === 'GET') return this.list(req);
+    if (s.length === 5 && req.method === 'POST') return this.createIssue(req);
     const issue = this.issues.get(Number(s[5]));
     if (!issue) return notFound({ message: '404 Not found' });
     if (s.length === 6 && req.method === 'GET') return json(200, this.render(issue));
@@ -210,6 +211,20 @@ export class GitLabStandIn extends CodeHostStandIn {
     if (s.length === 7 && s[6] === 'notes') return this.notes(issue, req);
     if (s.length === 7 && s[6] === 'resource_label_events' && req.method === 'GET') return this.paged(req, issue.labelEvents.map((e) => this.renderLabelEvent(issue, e)));
     return notFound({ error: '404 Not Found' });
+  }
+
+  /**
+   * `POST /projects/:id/issues`: `title` required (Grape's 400 `{"error":"title is missing"}`),
+   * `description`, `labels` (comma-separated, or an array) → 201 with the issue at the next iid.
+   */
+  private createIssue(req: RecordedRequest): StandInResponse {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    if (typeof body['title'] !== 'string' || body['title'].trim() === '') return json(400, { error: 'title is missing' });
+    const iid = Math.max(0, ...this.issues.keys()) + 1;
+    const description = typeof body['description'] === 'string' && body['description'] !== '' ? body['description'] : null;
+    const issue = this.addIssue(iid, [...new Set(splitLabels(body['labels']))], 'opened', body['title'], description);
+    for (const event of issue.labelEvents) event.username = this.username;
+    return json(201, this.render(issue));
   }
 
   private update(issue: GitLabIssueState, req: RecordedRequest): StandInResponse {

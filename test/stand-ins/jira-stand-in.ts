@@ -63,6 +63,8 @@ export class JiraStandIn extends StandInServer {
   flavour: 'cloud' | 'datacenter' = 'cloud';
   /** Workflow: every status is reachable from every other by the transition `Move to <status>`. */
   statuses = ['To Do', 'Ready for Agent', 'In Progress', 'Done'];
+  /** Issue types `POST issue` accepts by name. */
+  issueTypes = ['Task', 'Story', 'Bug', 'Epic'];
   /** Data Center personal access token accepted as Bearer, when set. */
   pat: string | null = null;
   /** Statuses in the Done category (the others: the first is To Do, the rest In Progress). */
@@ -166,7 +168,10 @@ export class JiraStandIn extends StandInServer {
   }
 
   protected route(req: RecordedRequest, s: string[]): StandInResponse {
+    // REST v3 (Cloud only): issue creation with an ADF description.
+    if (s[0] === 'rest' && s[1] === 'api' && s[2] === '3' && this.flavour === 'cloud' && s[3] === 'issue' && s.length === 4 && req.method === 'POST') return this.create(req, 3);
     if (s[0] !== 'rest' || s[1] !== 'api' || s[2] !== '2') return notFound({ errorMessages: ['Not found'] });
+    if (s[3] === 'issue' && s.length === 4 && req.method === 'POST') return this.create(req, 2);
     if (s[3] === 'search' && req.method === 'POST') return this.search(req, s[4] === 'jql');
     if (s[3] === 'myself' && s.length === 4 && req.method === 'GET') return this.myself();
     if (s[3] !== 'issue' || !s[4]) return notFound({ errorMessages: ['Not found'] });
@@ -178,6 +183,37 @@ export class JiraStandIn extends StandInServer {
     if (s[5] === 'transitions') return this.transitions(issue, req);
     if (s[5] === 'comment') return this.comments(issue, req);
     return notFound({ errorMessages: ['Not found'] });
+  }
+
+  /**
+   * `POST /rest/api/{2|3}/issue` with `fields`: `project.key` (its issues are `<KEY>-<n>`),
+   * `summary` (required), `issuetype.name` (one of `issueTypes`), `labels` (no spaces) and
+   * `description` (v2: wiki markup text; v3: an ADF document, kept as sent) → 201
+   * `{id, key, self}`; the issue starts in the first of `statuses`. Errors as Jira answers
+   * them: 400 `{errorMessages, errors: {field: message}}`.
+   */
+  private create(req: RecordedRequest, version: 2 | 3): StandInResponse {
+    const fields = ((req.body ?? {}) as { fields?: Record<string, unknown> }).fields ?? {};
+    const errors: Record<string, string> = {};
+    const project = (fields['project'] as { key?: unknown } | undefined)?.key;
+    if (typeof project !== 'string' || !/^[A-Z][A-Z0-9_]*$/.test(project)) errors['project'] = 'Specify a valid project ID or key';
+    const summary = fields['summary'];
+    if (typeof summary !== 'string' || summary.trim() === '') errors['summary'] = 'You must specify a summary of the issue.';
+    const type = (fields['issuetype'] as { name?: unknown } | undefined)?.name;
+    if (typeof type !== 'string' || !this.issueTypes.includes(type)) errors['issuetype'] = 'Specify an issue type';
+    const labels = Array.isArray(fields['labels']) ? fields['labels'].map(String) : [];
+    if (labels.some((l) => /\s/.test(l))) errors['labels'] = 'The label must not contain spaces.';
+    const description = fields['description'] ?? null;
+    if (version === 3 && description !== null && (typeof description !== 'object' || (description as { type?: unknown }).type !== 'doc')) {
+      errors['description'] = 'Operation value must be an Atlassian Document (see the Atlassian Document Format)';
+    }
+    if (version === 2 && description !== null && typeof description !== 'string') errors['description'] = 'Operation value must be a string';
+    if (Object.keys(errors).length > 0) return json(400, { errorMessages: [], errors });
+    const numbers = [...this.issues.keys()].filter((k) => k.startsWith(`${project as string}-`)).map((k) => Number(k.split('-').pop()));
+    const key = `${project as string}-${Math.max(0, ...numbers) + 1}`;
+    this.addIssue(key, this.statuses[0] ?? 'To Do', [...new Set(labels)], summary as string, description as string | object | null);
+    const id = String(30000 + this.issues.size);
+    return json(201, { id, key, self: `${this.url}/rest/api/${version}/issue/${id}` });
   }
 
   private edit(issue: JiraIssueState, req: RecordedRequest): StandInResponse {

@@ -9,7 +9,7 @@ export function toJsonSchema(parameters: ToolParameters): JSONSchema7 {
   const properties: Record<string, JSONSchema7> = {};
   for (const [name, p] of Object.entries(parameters.properties)) {
     properties[name] = {
-      type: p.type,
+      ...(p.type === 'string-list' ? { type: 'array', items: { type: 'string' } } : { type: p.type }),
       description: p.description,
       ...(p.enum ? { enum: [...p.enum] } : {}),
       ...(p.minimum !== undefined ? { minimum: p.minimum } : {}),
@@ -32,6 +32,11 @@ export function validateInput(parameters: ToolParameters, raw: unknown): { input
     const value = given[name];
     if (value === undefined || value === null) {
       if (parameters.required.includes(name)) problems.push(`${name} is required`);
+      continue;
+    }
+    if (p.type === 'string-list') {
+      if (!Array.isArray(value) || value.some((item) => typeof item !== 'string')) problems.push(`${name} must be a list of strings`);
+      else input[name] = [...(value as string[])];
       continue;
     }
     if (p.type === 'string') {

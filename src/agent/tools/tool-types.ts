@@ -1,9 +1,9 @@
 import type { AgentFinding, AgentOutcome } from '../agent-types.js';
 import type { AgentTrees } from './agent-trees.js';
 
-/** One parameter of a tool: the subset of JSON Schema our tools need (flat objects of strings and integers). */
+/** One parameter of a tool: the subset of JSON Schema our tools need (flat objects of strings, integers and lists of strings). */
 export interface ToolParameter {
-  type: 'string' | 'integer';
+  type: 'string' | 'integer' | 'string-list';
   description: string;
   enum?: readonly string[];
   minimum?: number;
@@ -14,8 +14,8 @@ export interface ToolParameters {
   required: readonly string[];
 }
 
-/** Validated tool input: strings and integers by parameter name (absent optional ones are undefined). */
-export type ToolInput = Record<string, string | number | undefined>;
+/** Validated tool input: strings, integers and lists of strings by parameter name (absent optional ones are undefined). */
+export type ToolInput = Record<string, string | number | string[] | undefined>;
 
 /** What a tool run gives back to the loop. */
 export interface ToolResult {

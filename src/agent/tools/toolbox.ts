@@ -17,6 +17,12 @@ export interface ToolRun {
   brief: string;
 }
 
+const TOOLSETS: Record<AgentToolset, (trees: AgentTrees) => AgentTool[]> = {
+  [AgentToolset.Code]: (trees) => [bashTool(trees), readFileTool(), writeFileTool(), editFileTool(), searchTool(), finishTool(), askTool()],
+  [AgentToolset.Review]: (trees) => [bashTool(trees), readFileTool(), searchTool(), finishTool(), reportFindingTool()],
+  [AgentToolset.ReadOnly]: (trees) => [bashTool(trees), readFileTool(), searchTool(), finishTool()],
+};
+
 /**
  * The tools of one session, built once (their schemas too: nothing is rebuilt per call).
  * `code`: bash, read_file, write_file, edit_file, search, finish, ask. `review`: bash, read_file,
@@ -28,12 +34,12 @@ export class Toolbox {
   /** What the model is offered: descriptions and input schemas, no `execute` (the loop runs tools itself). */
   readonly definitions: ToolSet;
 
-  constructor(toolset: AgentToolset, trees: AgentTrees) {
-    const list = toolset === AgentToolset.Code
-      ? [bashTool(trees), readFileTool(), writeFileTool(), editFileTool(), searchTool(), finishTool(), askTool()]
-      : [bashTool(trees), readFileTool(), searchTool(), finishTool(), reportFindingTool()];
+  /** `extra`: tools the caller adds to the toolset's (their names must not repeat one). */
+  constructor(toolset: AgentToolset, trees: AgentTrees, extra: readonly AgentTool[] = []) {
+    const list = [...TOOLSETS[toolset](trees), ...extra];
     const definitions: ToolSet = {};
     for (const t of list) {
+      if (this.tools.has(t.name)) throw new Error(`two tools are named ${t.name}`);
       this.tools.set(t.name, t);
       // No `validate`: the SDK passes the input through and validateInput below says what is wrong, in our words.
       definitions[t.name] = tool({ description: t.description, inputSchema: jsonSchema<ToolInput>(toJsonSchema(t.parameters)) });

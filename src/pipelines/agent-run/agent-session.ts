@@ -2,7 +2,12 @@ import { type AgentSession, type AgentToolset, type AgentTree, type AgentUsage, 
 import { loadAgentRuntime } from '../../agent/agent-runtime.js';
 import { providerGateKey } from '../../agent/provider-gate.js';
 import { systemPromptFor } from '../../agent/prompt/system-prompts.js';
+import { loadSkillTool } from '../../catalog/load-skill.tool.js';
+import { skillsPromptSection } from '../../catalog/skills-prompt.js';
+import type { Skill } from '../../catalog/skill-types.js';
+import { scrubSecrets } from '../../common/secret-scrubber.js';
 import type { RunSandbox, StepContext } from '../pipeline.js';
+import { RunEventKind } from '../run-event-kind.js';
 import { agentEventsObserver } from './agent-events.js';
 import type { AgentRunSupport } from './agent-support.js';
 
@@ -24,7 +29,22 @@ export class AgentRun {
   private closed: AgentUsage = ZERO_USAGE;
   private readonly open = new Set<AgentSession>();
 
+  /** The run's skills, read once (every session of the run offers the same). */
+  private skills: Promise<readonly Skill[]> | null = null;
+
   constructor(readonly support: AgentRunSupport, readonly pipeline: string) {}
+
+  /** The skills offered to this run; a catalog that cannot be read costs the run its skills, not the run. */
+  private skillsOf(context: StepContext): Promise<readonly Skill[]> {
+    this.skills ??= (this.support.skills?.(this.pipeline) ?? Promise.resolve([])).then((skills) => {
+      if (skills.length > 0) context.events.emit(RunEventKind.Agent, null, `skills offered: ${skills.map((s) => s.name).join(', ')}`);
+      return skills;
+    }, (error: unknown) => {
+      context.events.emit(RunEventKind.Agent, null, `the skills could not be read, none are offered: ${scrubSecrets((error as Error).message, this.support.secrets)}`);
+      return [];
+    });
+    return this.skills;
+  }
 
   get usage(): AgentUsage {
     return [...this.open].reduce((sum, session) => plus(sum, session.usage), this.closed);
@@ -35,10 +55,13 @@ export class AgentRun {
     const { agent, secrets, gate, noteUsage } = this.support;
     const before = this.usage;
     const { createAgentSession, languageModelFor } = await loadAgentRuntime();
+    const skills = await this.skillsOf(context);
+    const system = [await systemPromptFor(this.pipeline), skillsPromptSection(skills, secrets)].filter(Boolean).join('\n\n');
     const session = createAgentSession({
       model: languageModelFor(agent, { fetch: this.support.fetch }),
       modelLabel: `${agent.provider}/${agent.model}`,
-      system: await systemPromptFor(this.pipeline),
+      system,
+      extraTools: skills.length > 0 ? [loadSkillTool(skills, secrets)] : [],
       trees: [...trees],
       toolset,
       limits: {

@@ -1,3 +1,4 @@
+import type { Skill } from '../../catalog/skill-types.js';
 import type { AgentUsage } from '../../agent/agent-types.js';
 import type { ProviderGate } from '../../agent/provider-gate.js';
 import type { AgentConfig, RepoConfig } from '../../config/service-config.js';
@@ -37,6 +38,11 @@ export interface AgentRunSupport {
   conversation?(): Promise<RunConversation | null>;
   /** Posts a comment on the run's ticket (`security-scan`'s summary of a ticket run). */
   commentOnTicket?(body: string): Promise<void>;
+  /**
+   * The skills a run of `pipeline` may load (the catalog's, for the run's project); absent: none
+   * (`pipeline-service run` offers the built-in and configured ones only).
+   */
+  skills?(pipeline: string): Promise<readonly Skill[]>;
   /** Routes the provider's HTTP requests (tests, benchmarks); the global fetch otherwise. */
   fetch?: typeof fetch;
 }

@@ -16,6 +16,8 @@ import {
 } from '../tracker-client.js';
 import { buildPollWiql, wiqlString } from './azure-devops-poll.js';
 import { workItemTriggeredAt } from './azure-devops-work-item-updates.js';
+import type { CreatedTicket, NewTicket } from '../ticket-creation.js';
+import { createWorkItem } from './azure-devops-ticket-creation.js';
 
 /**
  * Platform C: Azure DevOps Work Item Tracking REST 7.1. Tags are `System.Tags` (`; `-separated);
@@ -125,6 +127,10 @@ export class AzureDevOpsTrackerClient implements TrackerClient {
   async setStatus(ticket: string, status: string): Promise<void> {
     const res = await this.patch(ticket, [{ op: 'add', path: '/fields/System.State', value: status }]);
     if (res === 'conflict') throw new TrackerError(`work item ${ticket}: state change conflicted`, this.platform, 409, true);
+  }
+
+  createTicket(ticket: NewTicket): Promise<CreatedTicket> {
+    return createWorkItem(this.http, this.project, this.webBase, ticket);
   }
 
   async postComment(ticket: string, body: string): Promise<string> {

@@ -18,6 +18,8 @@ import {
   type TriggerSet,
 } from '../tracker-client.js';
 import { gitHubTriggeredAt, pollGitHubIssues } from './github-poll.js';
+import type { CreatedTicket, NewTicket } from '../ticket-creation.js';
+import { createGitHubIssue } from './github-ticket-creation.js';
 
 /**
  * Platform A: GitHub REST v3 (api.github.com or a GitHub Enterprise Server base URL).
@@ -113,6 +115,10 @@ export class GitHubTrackerClient implements TrackerClient {
         passStatuses: [404],
       });
     }
+  }
+
+  createTicket(ticket: NewTicket): Promise<CreatedTicket> {
+    return createGitHubIssue(this.http, this.repoPath, API_HEADERS, ticket);
   }
 
   async postComment(ticket: string, body: string): Promise<string> {

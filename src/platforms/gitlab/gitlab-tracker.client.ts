@@ -1,6 +1,8 @@
 import type { RepoConfig, TriggerConfig } from '../../config/service-config.js';
 import { tokenHeaderAuth, TrackerHttp, type TrackerHttpOptions } from '../http/tracker-http.js';
 import { Platform } from '../platform.js';
+import type { CreatedTicket, NewTicket } from '../ticket-creation.js';
+import { createGitLabIssue } from './gitlab-ticket-creation.js';
 import {
   assertLifecycleLabel,
   lifecycleLabelsToRemove,
@@ -84,6 +86,10 @@ export class GitLabTrackerClient implements TrackerClient {
   /** Adds the status label and removes the other configured status labels. */
   async setStatus(ticket: string, status: string): Promise<void> {
     await this.updateLabels(ticket, [status], this.statusLabels.filter((s) => !sameName(s, status)));
+  }
+
+  createTicket(ticket: NewTicket): Promise<CreatedTicket> {
+    return createGitLabIssue(this.http, this.projectPath, ticket);
   }
 
   async postComment(ticket: string, body: string): Promise<string> {

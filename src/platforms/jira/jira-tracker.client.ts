@@ -4,6 +4,8 @@ import { Platform } from '../platform.js';
 import { adfToText, isAdfDocument } from './adf-to-text.js';
 import { JiraChangelog, latestTrigger } from './jira-changelog.js';
 import { JIRA_ISSUE_KEY } from './jira-issue-key.js';
+import type { CreatedTicket, NewTicket } from '../ticket-creation.js';
+import { createJiraIssue } from './jira-ticket-creation.js';
 import { buildPollJql, jiraTimestamp, jqlDateTime, jqlString } from './jira-poll.js';
 import {
   assertLifecycleLabel,
@@ -115,6 +117,10 @@ export class JiraTrackerClient implements TrackerClient {
   async readTicket(ticket: string): Promise<TicketSnapshot> {
     const res = await this.http.request<JiraIssue>({ method: 'GET', path: this.issuePath(ticket), query: { fields: SEARCH_FIELDS.join(',') } });
     return this.snapshot(res.body);
+  }
+
+  createTicket(ticket: NewTicket): Promise<CreatedTicket> {
+    return createJiraIssue(this.http, this.projectKey, this.browseBase, ticket);
   }
 
   async replaceLifecycleLabel(ticket: string, next: string | null, read: TicketSnapshot): Promise<LabelReplaceResult> {

@@ -1,5 +1,6 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import pg from 'pg';
+import type { AppModuleOptions } from '../../../src/app.module.js';
 import { Redis } from 'ioredis';
 import { DatabaseService } from '../../../src/database/database.service.js';
 import type { Platform } from '../../../src/platforms/platform.js';
@@ -39,7 +40,7 @@ export class PublishServer {
     private readonly teardown: () => Promise<void>,
   ) {}
 
-  static async boot(config: Record<string, unknown>): Promise<PublishServer> {
+  static async boot(config: Record<string, unknown>, options: AppModuleOptions = {}): Promise<PublishServer> {
     const database = await createTestDatabase('publish_e2e');
     const keyPrefix = uniqueKeyPrefix('publish');
     const file = tempConfig('publish-e2e', {
@@ -65,7 +66,7 @@ export class PublishServer {
     };
     let app: NestFastifyApplication;
     try {
-      app = await bootApp(env);
+      app = await bootApp(env, options);
       const database = app.get(DatabaseService);
       const store = app.get(StoreConnectionService);
       await eventually(async () => ((await database.open()).state === 'ready' && (await store.check()) ? true : undefined), 20_000, 'database and store');

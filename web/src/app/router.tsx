@@ -4,7 +4,9 @@ import { parsePullRequestsSearch, parseStatisticsSearch } from '../lib/page-sear
 import { parseRunsFilter } from '../lib/runs-filter';
 import { NotFoundPage } from '../pages/not-found';
 import { isAccessPane, parseAccessSearch, parsePagedSearch } from '../pages/admin/admin-search';
+import { parseDialogSearch } from '../pages/dialog/dialog-types';
 import { RunsPage } from '../pages/runs/runs-page';
+import { parseSkillSearch } from '../pages/skills/skills-types';
 import { Shell } from '../shell/shell';
 
 export interface RouterContext {
@@ -56,6 +58,19 @@ export const changesRoute = createRoute({
 const ADMIN_ROUTES = [accessIndex, accessRoute, configPage, secretsPage, changesRoute];
 const projects = createRoute({ getParentRoute: () => root, path: '/projects', component: lazyRouteComponent(() => import('../pages/projects/projects-page'), 'ProjectsPage') });
 const addProject = createRoute({ getParentRoute: () => root, path: '/projects/new', component: lazyRouteComponent(() => import('../pages/projects/add-project-page'), 'AddProjectPage') });
+export const dialogRoute = createRoute({
+  getParentRoute: () => root,
+  path: '/dialog',
+  validateSearch: parseDialogSearch,
+  component: lazyRouteComponent(() => import('../pages/dialog/dialog-page'), 'DialogPage'),
+});
+const skills = createRoute({ getParentRoute: () => root, path: '/skills', component: lazyRouteComponent(() => import('../pages/skills/skills-page'), 'SkillsPage') });
+export const skillRoute = createRoute({
+  getParentRoute: () => root,
+  path: '/skills/$name',
+  validateSearch: parseSkillSearch,
+  component: lazyRouteComponent(() => import('../pages/skills/skill-page'), 'SkillPage'),
+});
 const diagnostics = createRoute({ getParentRoute: () => root, path: '/diagnostics', component: lazyRouteComponent(() => import('../pages/diagnostics/diagnostics-page'), 'DiagnosticsPage') });
 
 /** The run page's URL state: the log's filters and the line a link points at. */
@@ -80,7 +95,7 @@ export function parseRunSearch(search: Record<string, unknown>): RunSearch {
 }
 
 export function createAppRouter(queryClient: QueryClient) {
-  const tree = root.addChildren([index, runsRoute, runRoute, pullRequestsRoute, statisticsRoute, findings, identity, ...ADMIN_ROUTES, projects, addProject, diagnostics]);
+  const tree = root.addChildren([index, runsRoute, runRoute, pullRequestsRoute, statisticsRoute, findings, identity, ...ADMIN_ROUTES, projects, addProject, diagnostics, skills, skillRoute, dialogRoute]);
   return createRouter({ routeTree: tree, context: { queryClient }, defaultPreload: 'intent', scrollRestoration: true });
 }
 

@@ -14,6 +14,8 @@ export const NAV_PAGES: { to: string; label: string; permission: string | null; 
   { to: '/changes', label: 'Changes', permission: 'config.read', also: 'secrets.read' },
   { to: '/projects', label: 'Projects', permission: 'config.read' },
   { to: '/diagnostics', label: 'Diagnostics', permission: 'diagnostics.read' },
+  { to: '/skills', label: 'Skills', permission: 'catalog.read' },
+  { to: '/dialog', label: 'Design', permission: 'dialog.write' },
 ];
 
 function NavLink({ to, label, permission, also }: (typeof NAV_PAGES)[number]) {
