@@ -21,6 +21,6 @@ export interface DesignTurn {
 export interface ChatDesignDialog {
   /** One turn of the conversation (`conversationId` null: a new one), owned by `owner` (the chat principal). */
   turn(input: { owner: string; project: string; message: string; conversationId: string | null }): Promise<DesignTurn>;
-  /** Files the chosen drafts of the conversation in the project's tracker (`start`: also into its trigger status). */
-  file(input: { owner: string; conversationId: string; tickets: number[]; start: boolean }): Promise<{ filed: { ticket: string; url: string }[] }>;
+  /** Files every draft of the conversation not filed yet in the project's tracker (`start`: also into its trigger status). */
+  file(input: { owner: string; conversationId: string; start: boolean }): Promise<{ filed: { ticket: string; url: string }[] }>;
 }

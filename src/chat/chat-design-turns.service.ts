@@ -55,7 +55,7 @@ export class ChatDesignTurns {
     const record = turn.replies.threadId ? await this.follows.designOf(turn.replies.threadId) : null;
     if (!record || record.conversationId !== value || record.drafts === 0) return void (await turn.replies.post(text('Nothing to file in this thread.')));
     try {
-      const { filed } = await this.dialog.file({ owner: caller.principal, conversationId: record.conversationId, tickets: [...Array(record.drafts).keys()], start: false });
+      const { filed } = await this.dialog.file({ owner: caller.principal, conversationId: record.conversationId, start: false });
       await this.follows.setDesign(turn.replies.threadId!, { ...record, drafts: 0 });
       await turn.replies.post(text(`Filed by ${caller.principal}: ${filed.map((f) => `[${f.ticket}](${f.url})`).join(', ')}`));
     } catch (error) {

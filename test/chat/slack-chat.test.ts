@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ObservationRecorder } from '../../src/access/observation-recorder.service.js';
+import type { GitHubStandIn } from '../stand-ins/github-stand-in.js';
 import { SLACK_TEAM, buttonsOf } from '../stand-ins/slack-stand-in.js';
 import { eventually } from '../support/eventually.js';
 import { ChatBench, DASHBOARD, OPS_CHANNEL, READERS_CHANNEL } from './support/chat-bench.js';
@@ -87,6 +88,10 @@ describe('chat on Slack', () => {
     expect(reply.text).toContain('runs.control');
     expect(reply.text).toContain(`slack:${SLACK_TEAM}/${READER}`);
     expect(await bench.runsOf('43')).toEqual([]);
+    // Nor a design dialogue (dialog.write).
+    const spec = bench.slack.mention(READER, READERS_CHANNEL, 'spec for app: a new page');
+    await bench.send(spec.body, 'application/json');
+    expect((await eventually(() => botMessagesIn(READERS_CHANNEL, spec.ts)[0], 15_000, 'the refusal')).text).toContain('dialog.write');
     // Reading is what a reader may do.
     const state = bench.slack.mention(READER, READERS_CHANNEL, 'status of app#41');
     await bench.send(state.body, 'application/json');
@@ -204,6 +209,30 @@ describe('chat on Slack', () => {
     expect((await eventually(() => botMessagesIn(READERS_CHANNEL, reader.ts)[0], 20_000, 'the reply')).text).toContain('did not understand');
     expect(bench.model.modelCalls().some((r) => r.body.includes('FREE-TEXT-READER'))).toBe(false);
   });
+
+  it('a design dialogue in a thread files its draft as a ticket only after the confirmation button', async () => {
+    const gh = bench.host.standIn as GitHubStandIn;
+    bench.model.script({
+      match: 'DESIGN-CHAT-7',
+      turns: [
+        { toolCalls: [{ name: 'propose_ticket', input: { title: 'DESIGN-CHAT-7 round the totals', body: 'Totals in cents.', criteria: ['totals are in cents'], labels: ['design'] } }] },
+        { text: 'DESIGN-CHAT-7: one ticket.' },
+      ],
+    });
+    const before = gh.issues.size;
+    const spec = bench.slack.mention(ALICE, OPS_CHANNEL, 'spec for app: round the totals DESIGN-CHAT-7');
+    await bench.send(spec.body, 'application/json');
+    const proposal = await eventually(() => botMessagesIn(OPS_CHANNEL, spec.ts).find((m) => buttonsOf(m).length > 0), 60_000, 'the proposal with its button');
+    expect(proposal.text).toContain('DESIGN-CHAT-7 round the totals');
+    expect(proposal.text).toContain('totals are in cents');
+    expect(gh.issues.size).toBe(before); // nothing filed before the confirmation
+    await new Promise((r) => setTimeout(r, 500));
+    expect(gh.issues.size).toBe(before);
+    await bench.send(bench.slack.click(ALICE, proposal, buttonsOf(proposal)[0]!.text), 'application/x-www-form-urlencoded');
+    const filed = await eventually(() => [...gh.issues.values()].find((i) => i.title === 'DESIGN-CHAT-7 round the totals'), 30_000, 'the filed issue');
+    expect(filed.body).toContain('totals are in cents');
+    await eventually(() => botMessagesIn(OPS_CHANNEL, spec.ts).find((m) => m.text.startsWith('Filed by')), 20_000, 'the thread to say it was filed');
+  }, 120_000);
 
   it('the Access surface lists the chat principals seen', async () => {
     await bench.server.app.get(ObservationRecorder).flush();
