@@ -1,4 +1,4 @@
-import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { LIVE_RUN_STATES } from '../database/entities/run.entity.js';
 import { RunChangeAudience } from '../runs/changes/run-change-audience.js';
@@ -29,7 +29,7 @@ interface Pending {
  * final one at once), the same text never twice, and one replica per edit (a store mark).
  */
 @Injectable()
-export class ChatFollower implements OnApplicationBootstrap, OnApplicationShutdown {
+export class ChatFollower implements OnApplicationShutdown {
   private readonly logger = new Logger('ChatFollower');
   private reader: Redis | null = null;
   private stopped = false;
@@ -57,10 +57,6 @@ export class ChatFollower implements OnApplicationBootstrap, OnApplicationShutdo
     this.reader = this.store.client.duplicate({ maxRetriesPerRequest: null, enableOfflineQueue: true });
     this.reader.on('error', () => undefined);
     void this.loop(this.reader);
-  }
-
-  onApplicationBootstrap(): void {
-    // Nothing until a platform is served (ChatBotService calls start).
   }
 
   private async countFollowing(): Promise<void> {
