@@ -51,6 +51,23 @@ describe('chat platforms served', () => {
     });
   });
 
+  it('configured without the store: a finding names KVSTORE_URL, and a signed request is 503 store_unavailable (Slack retries)', async () => {
+    const noStore = createTestEnv('chat-no-store', { databaseUrl: db.url, store: false, config: { chat: { slack: { bot_token: slack.botToken, signing_secret: slack.signingSecret, api_url: slack.apiUrl } } } });
+    try {
+      await withApp(noStore.env, async (app) => {
+        const { body } = await getJson<FindingsBody>(app, '/api/config/findings');
+        expect(body.findings.filter((f) => f.subsystem === 'chat')).toEqual([expect.objectContaining({ severity: 'blocking', field: 'KVSTORE_URL' })]);
+        const event = JSON.stringify({ type: 'event_callback', event_id: 'Ev0NOSTORE', event: { type: 'app_mention', user: 'U1', text: 'help', ts: '1.000001', channel: 'C1', team: 'T1' } });
+        expect((await post(app, 'slack', event)).statusCode).toBe(401);
+        const signed = await post(app, 'slack', event, slack.sign(event));
+        expect(signed.statusCode).toBe(503);
+        expect(signed.body).toBe('store_unavailable');
+      });
+    } finally {
+      noStore.remove();
+    }
+  });
+
   it('configured: an unsigned or malformed request is 401 before anything is read; a url_verification is answered', async () => {
     testEnv.config.write({ queue: { key_prefix: testEnv.keyPrefix }, chat: { slack: { bot_token: slack.botToken, signing_secret: slack.signingSecret, api_url: slack.apiUrl } } });
     await withApp(testEnv.env, async (app) => {
