@@ -131,10 +131,12 @@ export class ChatFollower implements OnApplicationShutdown {
     entry.lastAt = Date.now();
     try {
       const followers = await this.follows.followers(runId);
-      if (followers.length === 0) return;
-      const view = await this.views.content(run);
-      for (const follower of followers) await this.write(run, follower, view!.content);
+      if (followers.length > 0) {
+        const view = await this.views.content(run);
+        for (const follower of followers) await this.write(run, follower, view!.content);
+      }
       if (!LIVE_RUN_STATES.includes(run.state)) {
+        // Ended: nobody needs its changes any more (also when its last follower moved on).
         await this.follows.ended(runId);
         this.pending.delete(runId);
       }
