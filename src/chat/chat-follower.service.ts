@@ -139,6 +139,8 @@ export class ChatFollower implements OnApplicationShutdown {
         // Ended: nobody needs its changes any more (also when its last follower moved on).
         await this.follows.ended(runId);
         this.pending.delete(runId);
+      } else if (followers.length === 0 && !entry.timer) {
+        this.pending.delete(runId);
       }
     } catch (error) {
       this.logger.warn(`message of run ${runId} not updated: ${(error as Error).message}`);
