@@ -3,6 +3,7 @@ import type { ServiceEnvironment } from './config/environment.js';
 import { AdminModule } from './admin/admin.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { CatalogModule } from './catalog/catalog.module.js';
+import { ChatModule } from './chat/chat.module.js';
 import { CoreModule } from './core.module.js';
 import { DashboardAppModule } from './dashboard-app/dashboard-app.module.js';
 import { DashboardModule } from './dashboard/dashboard.module.js';
@@ -37,7 +38,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        CoreModule.register(env), AuthModule, RunQueueModule, RunEngineModule, TicketsModule, LabelProjectionModule, WebhooksModule, HubModule,
+        CoreModule.register(env), AuthModule, RunQueueModule, RunEngineModule, TicketsModule, LabelProjectionModule, WebhooksModule, HubModule, ChatModule,
         DashboardModule, CatalogModule, DashboardAppModule.register(options.dashboardDir), AdminModule, ProjectInitModule, MetricsModule, DiagnosticsModule.register(options.diagnostics), DialogModule, options.polling ? PollingModule.withOptions(options.polling) : PollingModule,
       ],
     };

@@ -11,6 +11,7 @@ import type { Finding } from '../findings/finding.js';
 import { type AccessSnapshot, effectiveClaimNames, readAccessSnapshot } from './access-snapshot.js';
 import { AccessStoreService } from './access-store.service.js';
 import { readObservations } from './observations.reader.js';
+import { isChatPrincipal, resolveChatRoles } from './chat-principals.js';
 
 /** One row of the People pane. `lastSeen` null: not signed in yet (added by hand or granted only). */
 export interface AccessPerson {
@@ -132,15 +133,15 @@ export class AccessReader {
     for (const o of observations) {
       const [claim, value] = o.nameClaimValue === null ? ['sub', o.subject] : [o.nameClaim, o.nameClaimValue];
       if (people.has(keyOf(claim, value))) continue;
-      // The claims as they arrived, read under today's claim names.
-      const resolution = resolve({ sub: o.subject, [claim]: value, [names.role_claim]: o.roleClaimValues, [names.group_claim]: o.groupClaimValues });
+      // A chat user seen: its own grants (its channels' roles belong to the channels, not to it).
+      const resolution = isChatPrincipal(claim) ? resolveChatRoles(doc, value, null) : resolve({ sub: o.subject, [claim]: value, [names.role_claim]: o.roleClaimValues, [names.group_claim]: o.groupClaimValues });
       people.set(keyOf(claim, value), {
         claim, value, subject: o.subject, lastSeen: o.lastSeen.toISOString(), signedIn: true, roles: resolution.roles, roleSources: resolution.roleSources,
       });
     }
     for (const { claim, value } of [...byHand, ...doc.personGrants]) {
       if (people.has(keyOf(claim, value))) continue;
-      const resolution = resolve({ [claim]: value, ...(claim === 'sub' ? { sub: value } : {}) });
+      const resolution = isChatPrincipal(claim) ? resolveChatRoles(doc, value, null) : resolve({ [claim]: value, ...(claim === 'sub' ? { sub: value } : {}) });
       people.set(keyOf(claim, value), {
         claim, value, subject: claim === 'sub' ? value : null, lastSeen: null, signedIn: false, roles: resolution.roles, roleSources: resolution.roleSources,
       });

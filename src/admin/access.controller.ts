@@ -1,3 +1,4 @@
+import { isChatPrincipal } from '../access/chat-principals.js';
 import { BadRequestException, Body, Controller, Delete, Get, HttpCode, Param, Put, Query, UseFilters, UsePipes } from '@nestjs/common';
 import {
   ApiBadRequestResponse, ApiConflictResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags,
@@ -86,7 +87,7 @@ export class AccessController {
     const after = await this.write({ kind: 'grant-person', claim: p.claim, value: p.value, roles: body.roles }, auth);
     const roles = after.document.personGrants.filter((g) => g.claim === p.claim && g.value === p.value).map((g) => g.role);
     const nameClaim = this.store.claimNames().name_claim;
-    const findings = p.claim === nameClaim ? [] : [{ reason: `this grant's claim '${p.claim}' is not the configured name_claim '${nameClaim}': it grants nothing until it is` }];
+    const findings = p.claim === nameClaim || isChatPrincipal(p.claim) ? [] : [{ reason: `this grant's claim '${p.claim}' is not the configured name_claim '${nameClaim}': it grants nothing until it is` }];
     return { claim: p.claim, value: p.value, roles, findings };
   }
 

@@ -15,6 +15,6 @@ import { SignInProbe } from './sign-in.probe.js';
     AuthorityService, AuthenticationService, AccessStoreService, ObservationRecorder, SignInProbe,
     { provide: APP_GUARD, useClass: PermissionsGuard },
   ],
-  exports: [AuthenticationService, AccessStoreService, AuthorityService],
+  exports: [AuthenticationService, AccessStoreService, AuthorityService, ObservationRecorder],
 })
 export class AuthModule {}

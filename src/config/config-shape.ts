@@ -180,6 +180,25 @@ export const PROJECT = block({
   ...TRIGGERS,
 }, { required: ['tracker'], nullable: false });
 
+/**
+ * `chat:` (contract "Chat"): one block per chat platform, keyed by the route's name
+ * (`/chat/slack` …), each URL defaulting to the platform's public one; `channels` gives a role to
+ * everyone writing in a channel (`<platform>:<workspace or tenant>/<channel id>` → role);
+ * `dashboard_url` is where the links in replies point (the dashboard as people reach it).
+ */
+export const CHAT = block({
+  slack: block({ bot_token: text({ secret: true }), signing_secret: text({ secret: true }), api_url: text() }, { docs: 'chat.slack' }),
+  teams: block({
+    app_id: text(), app_password: text({ secret: true }), tenant_id: text(), openid_metadata_url: text(), token_url: text(),
+  }, { docs: 'chat.teams' }),
+  gchat: block({ credentials: text({ secret: true }), project_number: text(), api_url: text(), jwks_url: text() }, { docs: 'chat.gchat' }),
+  channels: names,
+  dashboard_url: text(),
+}, { docs: 'chat' });
+
+/** The chat platforms' own blocks under `chat:` (everything but the shared keys). */
+export const CHAT_SHARED_KEYS: readonly string[] = ['channels', 'dashboard_url'];
+
 /** The whole file. */
 export const SERVICE_FILE = block({
   auth: AUTH,
@@ -197,6 +216,7 @@ export const SERVICE_FILE = block({
   agent: AGENT,
   security_scan: SECURITY_SCAN,
   skills: SKILLS,
+  chat: CHAT,
 });
 
 /** What `ConfigReader.field` gives for a key of each kind. */

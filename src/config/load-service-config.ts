@@ -12,6 +12,7 @@ import { AUTH, CAPACITY, GIT, PIPELINE, QUEUE, SANDBOX, SERVICE_FILE, SKILLS, WE
 import { checkPolling } from './polling-config.reader.js';
 import { readProject } from './project-config.reader.js';
 import { readSecurityScan } from './security-scan-config.reader.js';
+import { readChat } from './chat-config.reader.js';
 import { parseCpu, parseMemory } from './quantities.js';
 import { type StoredSettings, withSettings } from '../settings/settings-document.js';
 import {
@@ -149,6 +150,7 @@ export function buildConfig(
   config.agent = readAgent(r, { path: 'agent' }, root.agent, DEFAULT_AGENT);
   config.security_scan = readSecurityScan(r, { path: 'security_scan' }, root.security_scan, DEFAULT_SECURITY_SCAN);
   config.skills = readSkills(r, root.skills);
+  config.chat = readChat(r, root.chat);
   config.projects = emptyMap<ProjectConfig>();
   const projects = r.block(root.projects, { path: 'projects' }, Object.keys(isPlainObject(root.projects) ? root.projects : {}));
   for (const [name, value] of Object.entries(projects)) {

@@ -266,11 +266,24 @@ export interface ServiceConfig {
   security_scan: SecurityScanConfig;
   /** Where skills are read from besides the package's own `skills/` folder. */
   skills: SkillsConfig;
+  chat: ChatConfig;
 }
 
 export interface SkillsConfig {
   /** Folders whose sub-folders are skills (`<name>/SKILL.md`); relative ones are taken from the bootstrap file's folder. */
   paths: string[];
+}
+
+/**
+ * `chat:`: each chat platform's block as written (key → resolved value; a platform whose block
+ * is absent is not in `platforms`), read by that platform's own module under `src/chat/platforms/`.
+ */
+export interface ChatConfig {
+  platforms: Record<string, Record<string, string | null>>;
+  /** `<platform>:<workspace or tenant>/<channel id>` → the role everyone writing there holds. */
+  channels: Record<string, string>;
+  /** The dashboard's address as people reach it (links in replies); null → paths only. */
+  dashboard_url: string | null;
 }
 
 export interface MetricsConfig {
@@ -346,5 +359,6 @@ export function defaultServiceConfig(): ServiceConfig {
     agent: { ...DEFAULT_AGENT },
     security_scan: { ...DEFAULT_SECURITY_SCAN },
     skills: { paths: [] },
+    chat: { platforms: {}, channels: {}, dashboard_url: null },
   };
 }

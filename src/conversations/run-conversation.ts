@@ -32,6 +32,8 @@ export const AnswerSource = {
   PullRequest: 'pull-request',
   Dashboard: 'dashboard',
   Retry: 'retry',
+  /** A reply in the chat thread that follows the run, or one of its answer buttons (issue 30). */
+  Chat: 'chat',
 } as const;
 export type AnswerSource = (typeof AnswerSource)[keyof typeof AnswerSource];
 

@@ -10,6 +10,7 @@ import { probeHttp, repositoryConnectionOf, trackerConnectionOf, type PlatformCo
 import type { SandboxBackend } from '../sandbox/sandbox-backend.js';
 import { SANDBOX_BACKEND } from '../sandbox/sandbox.tokens.js';
 import { StoreConnectionService } from '../store/store-connection.service.js';
+import { chatPlatformNamed } from '../chat/chat-platforms.js';
 import { ConnectionKind } from './connection-kind.js';
 import { credentialFreeUrl } from './target-url.js';
 
@@ -38,8 +39,7 @@ const DEFAULT_ENGINE_HOST = 'unix:///var/run/docker.sock';
 /**
  * Lists the server's connections from the configuration and the services holding them, without
  * calling any: one per project tracker, per repository, per distinct model endpoint, the store,
- * the database, the sandbox backend and the token authority. (No chat platform exists in this
- * release's configuration, so none is listed.)
+ * the database, the sandbox backend, the token authority, and each chat platform configured.
  */
 @Injectable()
 export class ConnectionCatalog {
@@ -55,7 +55,7 @@ export class ConnectionCatalog {
   ) {}
 
   entries(): ConnectionEntry[] {
-    const all = [...this.platformEntries(), ...this.modelEntries(), this.storeEntry(), this.databaseEntry(), this.sandboxEntry(), this.authorityEntry()];
+    const all = [...this.platformEntries(), ...this.modelEntries(), ...this.chatEntries(), this.storeEntry(), this.databaseEntry(), this.sandboxEntry(), this.authorityEntry()];
     const seen = new Set<string>();
     // Names are unique by construction; should two configured names still collide, the later one is numbered.
     return all.map((entry) => {
@@ -104,6 +104,19 @@ export class ConnectionCatalog {
       });
     }
     return [...byEndpoint.values()];
+  }
+
+  /** One per chat platform with a block under `chat:` (configured: nothing required is missing). */
+  private chatEntries(): ConnectionEntry[] {
+    return Object.entries(this.config.config.chat.platforms).flatMap(([name, block]) => {
+      const platform = chatPlatformNamed(name);
+      if (!platform) return [];
+      return [{
+        name: `chat:${name}`, kind: ConnectionKind.Chat, project: null, configured: platform.problems(block).length === 0, observedAs: null,
+        target: credentialFreeUrl(platform.apiTarget(block)),
+        probe: (timeoutMs: number) => platform.probe(block, timeoutMs),
+      }];
+    });
   }
 
   private storeEntry(): ConnectionEntry {

@@ -24,5 +24,7 @@ import { DialogService } from './dialog.service.js';
     ProjectTrackerFactory,
     { provide: DIALOG_SKILLS, useValue: NO_DIALOG_SKILLS },
   ],
+  // Chat holds the same dialogue in a thread (src/chat/dialog-design.adapter.ts).
+  exports: [DialogService, DialogStoreService, DialogFilingService],
 })
 export class DialogModule {}

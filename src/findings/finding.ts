@@ -12,6 +12,8 @@ export const FindingSubsystem = {
   Poller: 'poller',
   /** A skill left out of the catalog (malformed, too large) or a skills source that cannot be read. */
   Skills: 'skills',
+  /** A chat platform that is half configured, or cannot be served (issue 30). */
+  Chat: 'chat',
 } as const;
 export type FindingSubsystem = (typeof FindingSubsystem)[keyof typeof FindingSubsystem];
 

@@ -13,8 +13,8 @@ export class MalformedBody {
 type Done = (error: Error | null, body?: unknown) => void;
 type JsonParser = (req: FastifyRequest, body: Buffer, done: Done) => void;
 
-/** Only these routes defer a JSON error; every other route refuses it at once, as before. */
-const WEBHOOK_PATH = /^\/webhook(?:\/|\?|$)/;
+/** Only these routes (webhooks, chat) defer a JSON error; every other route refuses it at once, as before. */
+const WEBHOOK_PATH = /^\/(?:webhook|chat)(?:\/|\?|$)/;
 
 /**
  * A JSON body parser for `app.useBodyParser('application/json', …)` (raw bytes kept by `rawBody: true`): Fastify's own

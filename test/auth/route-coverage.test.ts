@@ -14,6 +14,8 @@ import { AppModule } from '../../src/app.module.js';
 
 /** Handlers without a token (spec: health, findings and webhooks; metrics like health; the contract's dashboard settings), listed one by one. */
 const PUBLIC_HANDLERS = [
+  // Chat platforms prove their requests their own way (Slack's signing secret, the Bot Framework's and Google's tokens).
+  'ChatController.receive',
   // The JSON Schema of service.yml: key documentation only, no value of this installation; editors fetch it without a token.
   'ConfigSchemaController.schemaDocument',
   // The contract's GET /api/dashboard/settings: how the app signs in, needed before anyone has.

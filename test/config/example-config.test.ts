@@ -40,7 +40,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  * `[]`, and a trigger block's keys are collected under `platform_?_trigger` (a key needs to appear
  * in one of the four blocks, not in each).
  */
-const USER_KEYED = new Set(['secrets', 'pipelines', 'projects', 'auth.group_roles', 'auth.roles', 'projects.*.platform_?_trigger.pipeline_from_label']);
+const USER_KEYED = new Set(['secrets', 'pipelines', 'projects', 'auth.group_roles', 'auth.roles', 'projects.*.platform_?_trigger.pipeline_from_label', 'chat.channels']);
 
 function collect(value: unknown, path: string, out: Set<string>): Set<string> {
   if (Array.isArray(value)) {
@@ -62,7 +62,9 @@ function fileShaped(config: ReturnType<typeof load>['config']): unknown {
     name,
     { ...rest, ...Object.fromEntries(Object.entries(triggers).map(([platform, trigger]) => [triggerKeyOf(platform as Platform), trigger])) },
   ]));
-  return { ...config, projects };
+  // chat: each platform's block sits under chat: itself, beside channels and dashboard_url.
+  const { platforms, ...chat } = config.chat;
+  return { ...config, projects, chat: { ...platforms, ...chat } };
 }
 
 describe('config/service.example.yml', () => {

@@ -22,6 +22,7 @@ const ANSWERED_WHERE: Record<AnswerSource, string> = {
   'pull-request': 'on the pull request',
   dashboard: 'from the dashboard',
   retry: 'by a retry',
+  chat: 'in chat',
 };
 
 /**

@@ -43,6 +43,7 @@ const WHERE: Record<AnswerSource, string> = {
   'pull-request': 'on the pull request',
   dashboard: 'from the dashboard',
   retry: 'by a retry',
+  chat: 'in chat',
 };
 
 /**

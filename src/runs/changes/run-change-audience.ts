@@ -17,7 +17,7 @@ const AUDIENCE_TTL_SECONDS = 5;
  */
 @Injectable()
 export class RunChangeAudience implements OnApplicationBootstrap, OnApplicationShutdown {
-  private probe: () => boolean = () => false;
+  private readonly probes: (() => boolean)[] = [];
   private remote = false;
   private timer: NodeJS.Timeout | null = null;
 
@@ -29,9 +29,13 @@ export class RunChangeAudience implements OnApplicationBootstrap, OnApplicationS
     this.timer.unref();
   }
 
-  /** The hub tells how to see whether it has a listener now. */
+  /** A local listener (the hub, chat's follower) tells how to see whether it listens now. */
   watchLocal(probe: () => boolean): void {
-    this.probe = probe;
+    this.probes.push(probe);
+  }
+
+  private probe(): boolean {
+    return this.probes.some((p) => p());
   }
 
   /** The hub gained a listener: other replicas are told at once, not at the next refresh. */

@@ -1,0 +1,93 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FindingsBody } from '../support/response-bodies.js';
+import { getJson, withApp } from '../support/test-app.js';
+import { type TestDatabase, createTestDatabase } from '../support/test-database.js';
+import { type TestEnv, createTestEnv } from '../support/test-env.js';
+import { SlackStandIn } from '../stand-ins/slack-stand-in.js';
+
+/**
+ * Which chat platforms are served: one not configured answers 404, a half-configured one is a
+ * blocking finding naming the missing key (and is not served), and a request to a served one is
+ * verified before anything is read, without a handler or a platform call for a refused one.
+ */
+let db: TestDatabase;
+let testEnv: TestEnv;
+let slack: SlackStandIn;
+
+beforeAll(async () => {
+  db = await createTestDatabase('chat_configuration');
+  testEnv = createTestEnv('chat-configuration', { databaseUrl: db.url });
+  slack = await new SlackStandIn('xoxb-config', 'signing-config').start();
+});
+
+afterAll(async () => {
+  await slack?.stop();
+  testEnv?.remove();
+  await db?.drop();
+});
+
+const post = (app: Parameters<Parameters<typeof withApp>[1]>[0], platform: string, body = '{"type":"event_callback"}', headers: Record<string, string> = {}) =>
+  app.inject({ method: 'POST', url: `/chat/${platform}`, headers: { 'content-type': 'application/json', ...headers }, payload: body });
+
+describe('chat platforms served', () => {
+  it('none configured: every chat route answers 404 and nothing is a finding', async () => {
+    testEnv.config.write({ queue: { key_prefix: testEnv.keyPrefix } });
+    await withApp(testEnv.env, async (app) => {
+      for (const platform of ['slack', 'teams', 'gchat', 'irc']) expect((await post(app, platform)).statusCode).toBe(404);
+      const { body } = await getJson<FindingsBody>(app, '/api/config/findings');
+      expect(body.findings.filter((f) => f.subsystem === 'chat')).toEqual([]);
+    });
+  });
+
+  it('half configured: a blocking finding names the missing key and the route stays 404', async () => {
+    testEnv.config.write({ queue: { key_prefix: testEnv.keyPrefix }, chat: { slack: { bot_token: 'xoxb-only', api_url: slack.apiUrl } } });
+    await withApp(testEnv.env, async (app) => {
+      expect((await post(app, 'slack')).statusCode).toBe(404);
+      const { body } = await getJson<FindingsBody>(app, '/api/config/findings');
+      const chat = body.findings.filter((f) => f.subsystem === 'chat');
+      expect(chat).toEqual([expect.objectContaining({ severity: 'blocking', field: 'chat.slack.signing_secret' })]);
+      // The bot token is a secret: it appears in no finding.
+      expect(JSON.stringify(body)).not.toContain('xoxb-only');
+    });
+  });
+
+  it('configured without the store: a finding names KVSTORE_URL, and a signed request is 503 store_unavailable (Slack retries)', async () => {
+    const noStore = createTestEnv('chat-no-store', { databaseUrl: db.url, store: false, config: { chat: { slack: { bot_token: slack.botToken, signing_secret: slack.signingSecret, api_url: slack.apiUrl } } } });
+    try {
+      await withApp(noStore.env, async (app) => {
+        const { body } = await getJson<FindingsBody>(app, '/api/config/findings');
+        expect(body.findings.filter((f) => f.subsystem === 'chat')).toEqual([expect.objectContaining({ severity: 'blocking', field: 'KVSTORE_URL' })]);
+        const event = JSON.stringify({ type: 'event_callback', event_id: 'Ev0NOSTORE', event: { type: 'app_mention', user: 'U1', text: 'help', ts: '1.000001', channel: 'C1', team: 'T1' } });
+        expect((await post(app, 'slack', event)).statusCode).toBe(401);
+        const signed = await post(app, 'slack', event, slack.sign(event));
+        expect(signed.statusCode).toBe(503);
+        expect(signed.body).toBe('store_unavailable');
+      });
+    } finally {
+      noStore.remove();
+    }
+  });
+
+  it('configured: an unsigned or malformed request is 401 before anything is read; a url_verification is answered', async () => {
+    testEnv.config.write({ queue: { key_prefix: testEnv.keyPrefix }, chat: { slack: { bot_token: slack.botToken, signing_secret: slack.signingSecret, api_url: slack.apiUrl } } });
+    await withApp(testEnv.env, async (app) => {
+      slack.clearRequests();
+      expect((await post(app, 'slack', 'not json at all')).statusCode).toBe(401);
+      expect((await post(app, 'slack', '{"type":"event_callback"}', { 'x-slack-request-timestamp': 'soon', 'x-slack-signature': 'v0=00' })).statusCode).toBe(401);
+      const challenge = JSON.stringify({ token: 't', challenge: 'challenge-xyz', type: 'url_verification' });
+      const verified = await post(app, 'slack', challenge, slack.sign(challenge));
+      expect(verified.statusCode).toBe(200);
+      expect(verified.json()).toEqual({ challenge: 'challenge-xyz' });
+      expect((await post(app, 'teams')).statusCode).toBe(404);
+      // Refused requests cost no platform call.
+      expect(slack.requests.filter((r) => r.path.startsWith('/api/chat.'))).toEqual([]);
+      // The diagnostics list the platform (no secret in it) and probe it with auth.test.
+      const { body } = await getJson<{ connections: { name: string; kind: string; target: string; configured: boolean }[] }>(app, '/api/diagnostics/connections');
+      expect(body.connections.find((c) => c.kind === 'chat')).toMatchObject({ name: 'chat:slack', target: slack.apiUrl, configured: true });
+      expect(JSON.stringify(body)).not.toContain(slack.botToken);
+      const probe = await app.inject({ method: 'POST', url: '/api/diagnostics/probe', payload: { name: 'chat:slack' } });
+      expect(probe.json()).toMatchObject({ name: 'chat:slack', ok: true, error: null });
+      expect(slack.requests.some((r) => r.path === '/api/auth.test')).toBe(true);
+    });
+  });
+});
