@@ -24,7 +24,7 @@ describe('the package\'s own skills', () => {
   it('are all valid, with a description and a body, and none is left out', async () => {
     const read = await readFolderSkills({ root: BUILT_IN_SKILLS_DIR, source: 'builtin', field: null });
     expect(read.findings).toEqual([]);
-    expect(read.skills.map((s) => s.name)).toEqual(['acceptance-criteria', 'asking-questions', 'pull-request-description', 'security-review']);
+    expect(read.skills.map((s) => s.name)).toEqual(['acceptance-criteria', 'asking-questions', 'pull-request-description', 'security-review', 'writing-tickets']);
     for (const s of read.skills) {
       expect(s.source).toBe('builtin');
       expect(s.body.length, s.name).toBeGreaterThan(200);

@@ -1,6 +1,5 @@
 import { cutNote, oneLine, untrustedSection } from '../agent/prompt/prompt-text.js';
 import { UNTRUSTED_DATA_NOTICE } from '../agent/untrusted-text.js';
-import type { DialogSkill } from './dialog-skills.js';
 import type { DialogMessage, StoredDraft } from './dialog-types.js';
 
 export interface DialogPromptInput {
@@ -11,7 +10,6 @@ export interface DialogPromptInput {
   history: readonly DialogMessage[];
   drafts: readonly StoredDraft[];
   message: string;
-  skills: readonly DialogSkill[];
   secrets: readonly string[];
 }
 
@@ -34,11 +32,6 @@ export function buildDialogPrompt(input: DialogPromptInput, limits = DIALOG_PROM
     out.push('The project declares no repository: the working tree is empty.');
   }
   out.push('', UNTRUSTED_DATA_NOTICE, '');
-  if (input.skills.length > 0) {
-    out.push('## Skills (load one with `load_skill`)', '');
-    for (const s of input.skills) out.push(`- \`${oneLine(s.name, secrets, 64)}\`: ${oneLine(s.description, secrets, 1024)}`);
-    out.push('');
-  }
   const total = input.history.length;
   if (total > 0) {
     const keep = Math.min(total, limits.historyMessages);

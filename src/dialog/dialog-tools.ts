@@ -1,6 +1,5 @@
 import { clip } from '../agent/tools/control.tools.js';
 import { type AgentTool, toolError } from '../agent/tools/tool-types.js';
-import type { DialogSkills } from './dialog-skills.js';
 import type { TicketDraft } from './dialog-types.js';
 
 /** Bounds of one draft: a ticket, not a document. */
@@ -48,22 +47,6 @@ export function proposeTicketTool(drafts: TicketDraft[]): AgentTool {
       if (problems.length > 0) return toolError(`draft not recorded: ${problems.join('; ')}`);
       drafts.push({ title, body, criteria, labels });
       return { output: `Recorded draft ${drafts.length} of this answer.`, ok: true, exitCode: null };
-    },
-  };
-}
-
-/** `load_skill {name}`: a skill's body and resource file names (through the dialogue's skills seam). */
-export function loadSkillTool(skills: DialogSkills, project: string): AgentTool {
-  return {
-    name: 'load_skill',
-    description: 'Load one of the skills listed in the task by name: answers its instructions and the names of its resource files.',
-    parameters: { properties: { name: { type: 'string', description: 'The skill\'s name as listed.' } }, required: ['name'] },
-    brief: (input) => `load_skill: ${clip(String(input.name), 64)}`,
-    run: async (input, context) => {
-      const skill = await skills.load(project, String(input.name));
-      if (!skill) return toolError(`there is no skill ${clip(String(input.name), 64)}`);
-      const files = skill.files.length > 0 ? `\n\nResource files: ${skill.files.join(', ')}` : '';
-      return { output: context.scrub(`${skill.body}${files}`), ok: true, exitCode: null };
     },
   };
 }

@@ -9,6 +9,7 @@ import { agentsRefusedBy } from '../config/agent-config.reader.js';
 import { ConfigService } from '../config/config.service.js';
 import type { AgentConfig, ProjectConfig, RepoConfig } from '../config/service-config.js';
 import type { AgentTool } from '../agent/tools/tool-types.js';
+import { loadSkillTool, type Skill, SkillCatalogService, skillsPromptSection } from '../catalog/index.js';
 import { PROVIDER_GATE } from '../pipelines/pipeline.tokens.js';
 import type { Sandbox, SandboxBackend } from '../sandbox/sandbox-backend.js';
 import { SANDBOX_BACKEND } from '../sandbox/sandbox.tokens.js';
@@ -17,12 +18,11 @@ import type { PreparedTree } from '../workspaces/git/workspace-types.js';
 import { describeRepositoryFailure } from '../workspaces/publishing/publish-errors.js';
 import { WorkspacesService } from '../workspaces/workspaces.service.js';
 import { buildDialogPrompt } from './dialog-prompt.js';
-import { DIALOG_SKILLS, type DialogSkills } from './dialog-skills.js';
-import { loadSkillTool, proposeTicketTool } from './dialog-tools.js';
+import { proposeTicketTool } from './dialog-tools.js';
 import type { DialogMessage, StoredDraft, TicketDraft } from './dialog-types.js';
 
-/** The system prompt's file: `prompts/dialog.md`. */
-const DIALOG_PROMPT = 'dialog';
+/** The system prompt's file: `prompts/dialog.md`; also the name a skill's `pipelines` lists to be offered to the dialogue. */
+export const DIALOG_PROMPT = 'dialog';
 /** A person waits for the answer in an open request: a turn gets at most this long, whatever step_timeout_seconds says. */
 export const DIALOG_TURN_MAX_MS = 10 * 60_000;
 
@@ -67,7 +67,7 @@ export class DialogTurnService {
     private readonly workspaces: WorkspacesService,
     @Inject(SANDBOX_BACKEND) private readonly backend: SandboxBackend,
     @Inject(PROVIDER_GATE) private readonly gate: ProviderGate,
-    @Inject(DIALOG_SKILLS) private readonly skills: DialogSkills,
+    private readonly catalog: SkillCatalogService,
   ) {}
 
   /** What stops a conversation about `project` before any model call, or null. */
@@ -95,14 +95,15 @@ export class DialogTurnService {
     const scratch = new TurnScratch(this.backend, this.workspaces);
     try {
       const trees = await scratch.trees(project, secrets);
-      const skills = await this.skills.list(project.name).catch(() => []);
+      const skills = await this.skillsFor(project.name);
       const drafts: TicketDraft[] = [];
       const prompt = buildDialogPrompt({
         project: project.name, repositories: project.repos.map((r) => r.name), history: input.history, drafts: input.drafts,
-        message: input.message, skills, secrets,
+        message: input.message, secrets,
       });
-      const { outcome, usage } = await this.converse(project.agent, trees, prompt, secrets, input.used, [
-        proposeTicketTool(drafts), ...(skills.length > 0 ? [loadSkillTool(this.skills, project.name)] : []),
+      const system = [await systemPromptFor(DIALOG_PROMPT), skillsPromptSection(skills, secrets)].filter(Boolean).join('\n\n');
+      const { outcome, usage } = await this.converse(project.agent, trees, system, prompt, secrets, input.used, [
+        proposeTicketTool(drafts), ...(skills.length > 0 ? [loadSkillTool(skills, secrets)] : []),
       ]);
       return { outcome, drafts, usage };
     } finally {
@@ -110,13 +111,23 @@ export class DialogTurnService {
     }
   }
 
-  private async converse(agent: AgentConfig, trees: AgentTree[], prompt: string, secrets: readonly string[], used: AgentUsage, extraTools: AgentTool[]): Promise<{ outcome: AgentOutcome; usage: AgentUsage }> {
+  /** The skills offered to a conversation about `project`; a catalog that cannot be read leaves the turn without skills. */
+  private async skillsFor(project: string): Promise<Skill[]> {
+    try {
+      return await this.catalog.skillsFor({ project, pipeline: DIALOG_PROMPT });
+    } catch (error) {
+      this.logger.warn(`skills of project ${project} could not be read, the turn goes on without: ${(error as Error).message}`);
+      return [];
+    }
+  }
+
+  private async converse(agent: AgentConfig, trees: AgentTree[], system: string, prompt: string, secrets: readonly string[], used: AgentUsage, extraTools: AgentTool[]): Promise<{ outcome: AgentOutcome; usage: AgentUsage }> {
     const { createAgentSession, languageModelFor } = await loadAgentRuntime();
     const stepTimeoutMs = Math.min(agent.step_timeout_seconds * 1000, DIALOG_TURN_MAX_MS);
     const session = createAgentSession({
       model: languageModelFor(agent),
       modelLabel: `${agent.provider}/${agent.model}`,
-      system: await systemPromptFor(DIALOG_PROMPT),
+      system,
       trees,
       toolset: AgentToolset.ReadOnly,
       extraTools,

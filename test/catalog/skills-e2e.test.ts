@@ -121,7 +121,7 @@ describe('skills: the catalog and load_skill', () => {
     expect(all.body.skills.filter((s) => s.name === 'security-review').map((s) => s.source)).toEqual(['builtin', 'repository']);
     expect((await server.get<{ body: string }>('/api/catalog/skills/security-review?project=app')).body.body).toBe('OURS');
     expect((await server.get<{ body: string }>('/api/catalog/skills/security-review?repository=greeter')).body.body).toBe('OURS');
-    expect(scoped.body.skills.map((s) => s.name)).toEqual(['acceptance-criteria', 'asking-questions', 'deploy-notes', 'house-style', 'pull-request-description', 'security-review']);
+    expect(scoped.body.skills.map((s) => s.name)).toEqual(['acceptance-criteria', 'asking-questions', 'deploy-notes', 'house-style', 'pull-request-description', 'security-review', 'writing-tickets']);
     expect((await server.get<{ error: string }>('/api/catalog?project=nope')).body).toEqual({ error: 'project "nope" is not configured' });
     expect((await server.get('/api/catalog?project=nope')).status).toBe(400);
     const missing = await server.get<{ error: string }>('/api/catalog/skills/no-such-skill');

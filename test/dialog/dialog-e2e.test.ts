@@ -28,6 +28,8 @@ type Kind = HostKind | typeof Platform.Jira;
 const KINDS: readonly Kind[] = [Platform.GitHub, Platform.GitLab, Platform.AzureDevOps, Platform.Jira];
 const PROJECT: Record<Kind, string> = { [Platform.GitHub]: 'shop', [Platform.GitLab]: 'billing', [Platform.AzureDevOps]: 'portal', [Platform.Jira]: 'ledger' };
 const JIRA_USER = 'pipeline-bot@acme.example';
+const HOUSE_SKILL = 'house-tickets';
+const HOUSE_SKILL_FILE = `---\nname: ${HOUSE_SKILL}\ndescription: How this shop's tickets are titled.\n---\n\nHOUSE-SKILL-BODY: titles start with the module's name.\n`;
 
 /** What a filed ticket shows on its tracker: title, the text the criteria are read from, labels, status. */
 interface FiledView {
@@ -52,6 +54,8 @@ function ghLike(host: CodeHost, view: (ticket: string) => FiledView, count: () =
 async function trackerSide(kind: Kind, root: string, token: string): Promise<TrackerSide> {
   const host = await startCodeHost(kind === Platform.Jira ? Platform.GitHub : kind, root, token, PROJECT[kind]);
   commitFiles(host.bare, 'main', { 'docs/design.md': `# Design\n\nDESIGN-MARKER-${kind}: totals are computed in cents.\n` }, 'Add the design notes');
+  // The GitHub project's repository keeps a skill of its own: the dialogue offers it beside the built-in ones.
+  if (kind === Platform.GitHub) commitFiles(host.bare, 'main', { [`.service/skills/${HOUSE_SKILL}/SKILL.md`]: HOUSE_SKILL_FILE }, 'Add a skill');
   const polling = { enabled: true, interval_seconds: 10 };
   const base = host.trackerConfig(kind === Platform.Jira ? 'done' : DONE_STATUS[kind], 'noop');
   const mapped = { 'agent-review': 'noop' };
@@ -188,7 +192,8 @@ describe('the design dialogue end to end on the four trackers', () => {
       const calls = model.modelCalls().filter((r) => r.body.includes(tag));
       expect(calls).toHaveLength(3);
       expect(calls[0]!.text).toMatch(new RegExp(`<untrusted-data source="person-message" id="(\\w+)">\\n${tag}: please plan[^]*</untrusted-data id="\\1">`));
-      expect(calls[0]!.tools.sort()).toEqual(['bash', 'finish', 'propose_ticket', 'read_file', 'search']);
+      // The read-only tools, propose_ticket, and load_skill (the built-in writing-tickets skill is offered to the dialogue).
+      expect(calls[0]!.tools.sort()).toEqual(['bash', 'finish', 'load_skill', 'propose_ticket', 'read_file', 'search']);
       expect(calls[1]!.text).toContain(`DESIGN-MARKER-${kind}: totals are computed in cents.`);
       expect(calls.map((c) => c.body).join('\n')).not.toContain(token);
 
@@ -234,6 +239,28 @@ describe('the design dialogue end to end on the four trackers', () => {
       expect(await runsOf(project, filed0.ticket)).toEqual([]);
     }, 120_000);
   }
+
+  it('offers the built-in skills meant for the dialogue and the repository\'s own; load_skill returns their bodies, the repository\'s as data', async () => {
+    const tag = `SKILLS-${randomBytes(3).toString('hex')}`;
+    model.script({ match: tag, turns: [
+      { toolCalls: [{ name: 'load_skill', input: { name: 'writing-tickets' } }, { name: 'load_skill', input: { name: HOUSE_SKILL } }] },
+      { toolCalls: [{ name: 'load_skill', input: { name: 'acceptance-criteria' } }] },
+      { text: `${tag}: loaded.` },
+    ] });
+    const sent = await call('olga', 'POST', '/api/dialog', { project: PROJECT[Platform.GitHub], message: `${tag}: how do you write tickets here?` });
+    expect(sent.status, JSON.stringify(sent.body)).toBe(200);
+    expect(sent.body.reply).toMatchObject({ kind: 'answer', text: `${tag}: loaded.` });
+    const calls = model.modelCalls().filter((r) => r.body.includes(tag));
+    expect(calls).toHaveLength(3);
+    // The system prompt lists both; the repository's inside an untrusted-data block. A skill for code runs only is not offered.
+    expect(calls[0]!.body).toContain('`writing-tickets` (built in)');
+    expect(calls[0]!.body).toMatch(new RegExp(`<untrusted-data source=\\\\"repository-skills\\\\"[^]*${HOUSE_SKILL}[^]*How this shop's tickets are titled`));
+    expect(calls[0]!.body).not.toContain('`acceptance-criteria`');
+    // The bodies came back as tool results; the repository's inside an untrusted-data block; the code-only skill is refused.
+    expect(calls[1]!.text).toContain('One outcome per ticket');
+    expect(calls[1]!.text).toMatch(new RegExp(`<untrusted-data source="repository-skill" id="(\\w+)">\\n[^]*HOUSE-SKILL-BODY: titles start with the module's name.[^]*</untrusted-data id="\\1">`));
+    expect(calls[2]!.text).toMatch(/there is no skill \\"acceptance-criteria\\"; the skills are house-tickets, writing-tickets/);
+  }, 120_000);
 
   it('start: true is refused without runs.control, filing nothing; a second person cannot read, continue or file the first one\'s conversation', async () => {
     const project = PROJECT[Platform.GitHub];
