@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { createIoRedisState } from '@chat-adapter/state-ioredis';
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { type Adapter, Chat, type Logger as ChatLogger, type Postable, type Thread } from 'chat';
+import type { Adapter, Chat, Logger as ChatLogger, Postable, Thread } from 'chat';
 import { withTimeout } from '../common/with-timeout.js';
 import { ConfigService } from '../config/config.service.js';
 import { type Finding, finding, FindingSubsystem } from '../findings/finding.js';
@@ -15,6 +14,7 @@ import { ChatFollowsService } from './chat-follows.service.js';
 import { ChatInstanceHolder } from './chat-instance.holder.js';
 import { ChatIntentsService } from './chat-intents.service.js';
 import { actionKind, toPostable } from './chat-postable.js';
+import { loadChatRuntime } from './chat-runtime.js';
 import type { ChatReplies, ChatTurn } from './chat-turn.js';
 
 const FINDINGS_SOURCE = 'chat';
@@ -42,6 +42,7 @@ export class ChatBotService implements OnApplicationBootstrap, OnApplicationShut
   private readonly logger = new Logger('Chat');
   private fingerprint = '';
   private readonly tasks = new Set<Promise<unknown>>();
+  private building: { fingerprint: string; chat: Promise<Chat> } | null = null;
 
   constructor(
     private readonly config: ConfigService,
@@ -56,6 +57,7 @@ export class ChatBotService implements OnApplicationBootstrap, OnApplicationShut
   onApplicationBootstrap(): void {
     this.report();
     this.config.onReload(() => this.report());
+    this.holder.builder = async () => (this.served().length > 0 && this.store.isConnected ? this.chat() : null);
     if (this.served().length > 0) this.follower.start();
   }
 
@@ -98,7 +100,7 @@ export class ChatBotService implements OnApplicationBootstrap, OnApplicationShut
     if (eventId !== null && !(await this.follows.firstDelivery(platform.name, eventId).catch(() => true))) {
       return plain(200, 'ok');
     }
-    const chat = this.chat();
+    const chat = await this.chat();
     const request = new Request(url, { method: 'POST', headers: toHeaders(headers), body: new Uint8Array(rawBody) });
     const response = await chat.webhooks[platform.name]!(request, { waitUntil: (task) => this.track(task) });
     const body = Buffer.from(await response.arrayBuffer());
@@ -112,17 +114,31 @@ export class ChatBotService implements OnApplicationBootstrap, OnApplicationShut
     this.tasks.add(tracked);
   }
 
-  /** The Chat instance for the served platforms as configured now. */
-  private chat(): Chat {
+  /** The Chat instance for the served platforms as configured now (one build at a time: concurrent requests share it). */
+  private chat(): Promise<Chat> {
     const served = this.served();
     const fingerprint = createHash('sha256').update(JSON.stringify(served.map((s) => [s.platform.name, s.block]))).digest('hex');
-    if (this.holder.chat && fingerprint === this.fingerprint) return this.holder.chat;
+    if (this.holder.chat && fingerprint === this.fingerprint) return Promise.resolve(this.holder.chat);
+    if (this.building?.fingerprint === fingerprint) return this.building.chat;
+    const chat = this.build(served, fingerprint);
+    this.building = { fingerprint, chat };
+    const clear = () => {
+      if (this.building?.chat === chat) this.building = null;
+    };
+    chat.then(clear, clear);
+    return chat;
+  }
+
+  private async build(served: { platform: ChatPlatform; block: ChatPlatformBlock }[], fingerprint: string): Promise<Chat> {
+    const { sdk, state } = await loadChatRuntime();
     const logger = chatLogger(this.logger);
-    const adapters: Record<string, Adapter> = Object.fromEntries(served.map(({ platform, block }) => [platform.name, platform.createAdapter(block, logger)]));
-    const chat = new Chat({
+    const adapters: Record<string, Adapter> = Object.fromEntries(
+      await Promise.all(served.map(async ({ platform, block }) => [platform.name, await platform.createAdapter(block, logger)] as const)),
+    );
+    const chat = new sdk.Chat({
       userName: 'pipeline-service',
       adapters,
-      state: createIoRedisState({ client: this.store.client!, keyPrefix: this.store.key('chat-sdk'), logger }),
+      state: state.createIoRedisState({ client: this.store.client!, keyPrefix: this.store.key('chat-sdk'), logger }),
       logger,
       concurrency: 'concurrent',
       dedupeTtlMs: 24 * 3600_000,

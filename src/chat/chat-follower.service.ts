@@ -149,7 +149,7 @@ export class ChatFollower implements OnApplicationShutdown {
 
   private async write(run: Run, follower: FollowRecord, content: { text: string; buttons: { label: string; value: string }[] }): Promise<void> {
     if (follower.text === content.text) return;
-    const adapter = this.holder.adapter(follower.platform);
+    const adapter = await this.holder.adapterFor(follower.platform);
     if (!adapter) return;
     if (!(await this.follows.claimEdit(run.id, follower.threadId, content.text))) return;
     this.edits += 1;

@@ -5,6 +5,14 @@ import type { Adapter, Chat } from 'chat';
 @Injectable()
 export class ChatInstanceHolder {
   chat: Chat | null = null;
+  /** Builds the instance when none exists yet (set by the bot service: after a restart, a followed run is edited before any chat request came in). */
+  builder: (() => Promise<Chat | null>) | null = null;
+
+  /** The platform's adapter, building the instance first when there is none. */
+  async adapterFor(platform: string): Promise<Adapter | null> {
+    if (!this.chat && this.builder) await this.builder().catch(() => null);
+    return this.adapter(platform);
+  }
 
   adapter(platform: string): Adapter | null {
     try {

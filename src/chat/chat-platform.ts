@@ -39,7 +39,7 @@ export interface ChatPlatform {
   /** The id a redelivery of this request repeats (null: the platform does not redeliver it). */
   deliveryId(headers: IncomingHttpHeaders, rawBody: Buffer): string | null;
   /** The Chat SDK adapter, configured from the block (base URLs included). */
-  createAdapter(block: ChatPlatformBlock, logger: Logger): Adapter;
+  createAdapter(block: ChatPlatformBlock, logger: Logger): Promise<Adapter>;
   /** Who wrote and where, from the adapter's raw message, action or slash-command payload. */
   originOf(raw: unknown): ChatOrigin | null;
   /** The API base the service calls (diagnostics' target; no credentials in it). */

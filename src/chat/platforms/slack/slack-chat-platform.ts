@@ -1,4 +1,4 @@
-import { createSlackAdapter } from '@chat-adapter/slack';
+import type { createSlackAdapter } from '@chat-adapter/slack';
 import type { ChatOrigin, ChatPlatform, ChatPlatformBlock } from '../../chat-platform.js';
 import { verifySlackRequest } from './slack-signature.js';
 
@@ -57,9 +57,11 @@ export const slackChatPlatform: ChatPlatform = {
     if (!res.ok || body?.ok !== true) throw new Error(`auth.test answered HTTP ${res.status}${body?.error ? ` (${body.error})` : ''}`);
   },
 
-  createAdapter(block, logger) {
+  // The adapter (and Slack's Web API client) loads only when Slack is configured.
+  async createAdapter(block, logger) {
     const apiUrl = apiUrlOf(block);
-    return createSlackAdapter({
+    const { createSlackAdapter: create } = await import('@chat-adapter/slack');
+    return create({
       botToken: block['bot_token'] ?? '',
       signingSecret: block['signing_secret'] ?? '',
       apiUrl,
