@@ -101,7 +101,10 @@ export class ChatBotService implements OnApplicationBootstrap, OnApplicationShut
       return plain(200, 'ok');
     }
     const chat = await this.chat();
-    const request = new Request(url, { method: 'POST', headers: toHeaders(headers), body: new Uint8Array(rawBody) });
+    // Behind a proxy the request's own URL is not where the platform reaches us: Google Chat's card
+    // buttons call back the URL the adapter saw, so the public address (chat.dashboard_url) wins.
+    const base = this.config.config.chat.dashboard_url;
+    const request = new Request(base ? new URL(new URL(url).pathname, base.endsWith('/') ? base : `${base}/`).toString() : url, { method: 'POST', headers: toHeaders(headers), body: new Uint8Array(rawBody) });
     const response = await chat.webhooks[platform.name]!(request, { waitUntil: (task) => this.track(task) });
     const body = Buffer.from(await response.arrayBuffer());
     const outHeaders: Record<string, string> = {};

@@ -191,7 +191,7 @@ export const CHAT = block({
   teams: block({
     app_id: text(), app_password: text({ secret: true }), tenant_id: text(), openid_metadata_url: text(), token_url: text(),
   }, { docs: 'chat.teams' }),
-  gchat: block({ credentials: text({ secret: true }), project_number: text(), api_url: text(), jwks_url: text() }, { docs: 'chat.gchat' }),
+  gchat: block({ credentials: text({ secret: true }), project_number: text(), api_url: text(), jwks_url: text(), bot_user_id: text() }, { docs: 'chat.gchat' }),
   channels: names,
   dashboard_url: text(),
 }, { docs: 'chat' });
