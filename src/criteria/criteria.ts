@@ -51,18 +51,13 @@ export interface CriteriaSource {
   acceptanceCriteria?: string | null;
 }
 
-/** The criteria as a tracker stores them in a new ticket (the design dialogue files tickets with them). */
-export interface RenderedCriteria {
-  /** Appended to the description (after a blank line), in the tracker's description format. */
-  description: string;
-  /** The tracker's own field for them, where it has one (Azure DevOps): set it instead of appending `description`. */
-  field: { name: string; value: string } | null;
-}
-
-/** One tracker's way of writing criteria down (`src/platforms/<name>/*-criteria.ts`). */
+/**
+ * One tracker's way of keeping criteria (`src/platforms/<name>/*-criteria.ts`). Writing them into
+ * a new ticket is the tracker client's `createTicket` (`*-ticket-creation.ts`); the parsers'
+ * tests read those forms back.
+ */
 export interface TicketCriteriaFormat {
   parse(source: CriteriaSource): CriteriaParse;
-  render(texts: readonly string[]): RenderedCriteria;
 }
 
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g;

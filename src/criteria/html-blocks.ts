@@ -26,10 +26,6 @@ export function decodeEntities(text: string): string {
   });
 }
 
-export function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-}
-
 /**
  * An HTML fragment (what Azure DevOps keeps in its rich-text fields) as blocks, read in one pass
  * with `indexOf` (no regular expression over the whole input, no parser dependency): tags are

@@ -1,5 +1,5 @@
-import { type CriteriaParse, NO_CRITERIA, isCriteriaHeading, normaliseCriterionText, numberCriteria } from './criteria.js';
-import { escapeHtml, htmlBlocks } from './html-blocks.js';
+import { type CriteriaParse, NO_CRITERIA, isCriteriaHeading, numberCriteria } from './criteria.js';
+import { htmlBlocks } from './html-blocks.js';
 
 /** A typed list marker or checkbox at the start of a line of a field without list markup. */
 const TYPED_MARKER = /^(?:[-*+•]|\d{1,9}[.)])?[ \t]*(?:\[[ xX]?\][ \t]*)?/;
@@ -29,10 +29,4 @@ export function parseHtmlCriteriaSection(html: string | null | undefined): Crite
     }
   }
   return numberCriteria(texts);
-}
-
-/** A bulleted list, each text escaped. */
-export function renderHtmlList(texts: readonly string[]): string {
-  const items = texts.map(normaliseCriterionText).filter((t) => t !== '');
-  return `<ul>${items.map((t) => `<li>${escapeHtml(t)}</li>`).join('')}</ul>`;
 }

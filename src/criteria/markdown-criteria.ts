@@ -1,4 +1,4 @@
-import { type CriteriaParse, type RenderedCriteria, normaliseCriterionText } from './criteria.js';
+import { type CriteriaParse } from './criteria.js';
 import { type LineDialect, sectionItems, withoutHtmlComments } from './section-items.js';
 
 const ATX = /^ {0,3}(#{1,6})(?=[ \t]|$)/;
@@ -42,10 +42,4 @@ export const MARKDOWN_DIALECT: LineDialect = {
 /** The task-list items under the "Acceptance criteria" heading of a Markdown description. */
 export function parseMarkdownCriteria(description: string | null | undefined): CriteriaParse {
   return sectionItems(withoutHtmlComments(description ?? ''), MARKDOWN_DIALECT);
-}
-
-/** The section as Markdown: a heading and one open task item per criterion. */
-export function renderMarkdownCriteria(texts: readonly string[]): RenderedCriteria {
-  const items = texts.map(normaliseCriterionText).filter((t) => t !== '').map((t) => `- [ ] ${t}`);
-  return { description: ['## Acceptance criteria', '', ...items, ''].join('\n'), field: null };
 }

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { MAX_CRITERIA, MAX_CRITERION_CHARS } from '../criteria/criteria.js';
 import { criteriaHtml } from './azure-devops/azure-devops-ticket-creation.js';
 import { adfToText } from './jira/adf-to-text.js';
-import { descriptionDocument } from './jira/jira-ticket-creation.js';
+import { descriptionDocument, descriptionWiki } from './jira/jira-ticket-creation.js';
 import { Platform } from './platform.js';
-import { parseTicketCriteria, renderTicketCriteria } from './ticket-criteria.js';
+import { parseTicketCriteria } from './ticket-criteria.js';
 import { markdownWithCriteria } from './ticket-creation.js';
 
 const texts = (platform: Platform, description: string | null, acceptanceCriteria?: string | null) =>
@@ -89,11 +89,9 @@ describe.each([Platform.GitHub, Platform.GitLab])('Markdown descriptions (%s)', 
     expect(texts(platform, '## Acceptance criteria\n- [ ] a\u0007b\u2028c')).toEqual(['c1: a b c']);
   });
 
-  it('reads back what it renders', () => {
+  it('reads back what filing writes, markup in the criteria kept as text', () => {
     const given = ['The greeting says hello', 'It works with `code` and <b>tags</b> & [links](x)', '[ ] leading brackets'];
-    const rendered = renderTicketCriteria(platform, given);
-    expect(rendered.field).toBeNull();
-    expect(texts(platform, `Some body.\n\n${rendered.description}`)).toEqual(given.map((t, i) => `c${i + 1}: ${t}`));
+    expect(texts(platform, markdownWithCriteria({ body: 'Some body.', criteria: given }))).toEqual(given.map((t, i) => `c${i + 1}: ${t}`));
   });
 });
 
@@ -137,12 +135,9 @@ describe('Azure DevOps work items', () => {
     expect(ado(null, '## Acceptance criteria\n- [ ] totals < 100 stay exact')).toEqual(['c1: totals < 100 stay exact']);
   });
 
-  it('renders the field as a list (and a description section for types without it) that reads back', () => {
+  it('reads back the field as filing writes it, HTML in a criterion escaped', () => {
     const given = ['Shows <hello> & "waves"', 'Second'];
-    const rendered = renderTicketCriteria(Platform.AzureDevOps, given);
-    expect(rendered.field?.name).toBe('Microsoft.VSTS.Common.AcceptanceCriteria');
-    expect(ado(rendered.field!.value)).toEqual(['c1: Shows <hello> & "waves"', 'c2: Second']);
-    expect(ado(null, `<p>Body</p>${rendered.description}`)).toEqual(['c1: Shows <hello> & "waves"', 'c2: Second']);
+    expect(ado(criteriaHtml(given))).toEqual(['c1: Shows <hello> & "waves"', 'c2: Second']);
   });
 });
 
@@ -189,12 +184,16 @@ describe('Jira issues', () => {
     expect(jira(adfToText(doc))).toEqual(['c1: action one', 'c2: action two', 'c3: bullet three']);
   });
 
-  it('renders wiki markup that reads back, wiki specials escaped', () => {
+  it('reads back the ADF description filing writes, wiki and Markdown specials in it kept as text', () => {
     const given = ['Totals add up {exactly}', 'Pipes | and [brackets] and back\\slash', 'Plain'];
-    const rendered = renderTicketCriteria(Platform.Jira, given);
-    expect(rendered.field).toBeNull();
-    expect(rendered.description.startsWith('h2. Acceptance criteria')).toBe(true);
-    expect(jira(`Body text.\n\n${rendered.description}`)).toEqual(given.map((t, i) => `c${i + 1}: ${t}`));
+    expect(jira(adfToText(descriptionDocument({ body: 'Body text.', criteria: given })))).toEqual(given.map((t, i) => `c${i + 1}: ${t}`));
+  });
+
+  it('reads back the wiki description filing writes on Data Center, wiki specials escaped', () => {
+    const given = ['Totals add up {exactly}', 'Pipes | and [brackets] and back\\slash', 'Plain'];
+    const wiki = descriptionWiki({ body: 'Body text.', criteria: given });
+    expect(wiki).toContain('\\{exactly\\}');
+    expect(jira(wiki)).toEqual(given.map((t, i) => `c${i + 1}: ${t}`));
   });
 
   it('500 items: the first MAX_CRITERIA', () => {

@@ -1,6 +1,5 @@
 import type { TicketCriteriaFormat } from '../../criteria/criteria.js';
-import { escapeHtml } from '../../criteria/html-blocks.js';
-import { parseHtmlCriteriaField, parseHtmlCriteriaSection, renderHtmlList } from '../../criteria/html-criteria.js';
+import { parseHtmlCriteriaField, parseHtmlCriteriaSection } from '../../criteria/html-criteria.js';
 import { parseMarkdownCriteria } from '../../criteria/markdown-criteria.js';
 
 /** The work item field that holds acceptance criteria (Agile, Scrum and CMMI processes; HTML). */
@@ -19,9 +18,5 @@ export const azureDevOpsCriteria: TicketCriteriaFormat = {
     // HTML as the rich-text editor writes it; a description kept as Markdown may hold a `<` too.
     const html = description.includes('<') ? parseHtmlCriteriaSection(description) : null;
     return html && html.criteria.length > 0 ? html : parseMarkdownCriteria(description);
-  },
-  render: (texts) => {
-    const list = renderHtmlList(texts);
-    return { description: `<h2>${escapeHtml('Acceptance criteria')}</h2>${list}`, field: { name: ACCEPTANCE_CRITERIA_FIELD, value: list } };
   },
 };

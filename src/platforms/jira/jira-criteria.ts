@@ -1,4 +1,4 @@
-import { type CriteriaParse, type TicketCriteriaFormat, isCriteriaHeading, normaliseCriterionText } from '../../criteria/criteria.js';
+import { type CriteriaParse, type TicketCriteriaFormat, isCriteriaHeading } from '../../criteria/criteria.js';
 import { MARKDOWN_DIALECT } from '../../criteria/markdown-criteria.js';
 import { type LineDialect, sectionItems } from '../../criteria/section-items.js';
 
@@ -65,15 +65,7 @@ function parseJiraCriteria(description: string | null): CriteriaParse {
   return first.criteria.length > 0 ? first : sectionItems(text, wiki ? ADF_TEXT_DIALECT : WIKI_DIALECT);
 }
 
-function escapeWiki(text: string): string {
-  return text.replace(/[\\{}[\]|]/g, '\\$&');
-}
-
-/** Wiki markup, as the client writes (REST v2): a level-2 heading and a bulleted list. */
+/** A description in ADF (REST v3, converted to text) or wiki markup (REST v2). */
 export const jiraCriteria: TicketCriteriaFormat = {
   parse: (source) => parseJiraCriteria(source.description),
-  render: (texts) => {
-    const items = texts.map(normaliseCriterionText).filter((t) => t !== '').map((t) => `* ${escapeWiki(t)}`);
-    return { description: ['h2. Acceptance criteria', '', ...items, ''].join('\n'), field: null };
-  },
 };

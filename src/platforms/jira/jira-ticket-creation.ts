@@ -34,10 +34,15 @@ export function descriptionDocument(ticket: Pick<NewTicket, 'body' | 'criteria'>
   return { type: 'doc', version: 1, content };
 }
 
+/** Wiki markup's specials in a criterion, escaped: `{code}` or `[link]` in one is text, not markup. */
+function escapeWiki(text: string): string {
+  return text.replace(/[\\{}[\]|]/g, '\\$&');
+}
+
 /** The same description in wiki markup, for Data Center's REST v2 (no v3 there). */
-function descriptionWiki(ticket: Pick<NewTicket, 'body' | 'criteria'>): string {
+export function descriptionWiki(ticket: Pick<NewTicket, 'body' | 'criteria'>): string {
   const items = ticket.criteria.map(criterionLine).filter((c) => c.length > 0);
-  const criteria = items.length === 0 ? '' : [`h2. ${ACCEPTANCE_CRITERIA_HEADING}`, '', ...items.map((c) => `* [ ] ${c}`)].join('\n');
+  const criteria = items.length === 0 ? '' : [`h2. ${ACCEPTANCE_CRITERIA_HEADING}`, '', ...items.map((c) => `* [ ] ${escapeWiki(c)}`)].join('\n');
   return [ticket.body.trim(), criteria].filter((p) => p !== '').join('\n\n');
 }
 
