@@ -23,8 +23,9 @@ export type AgentToolset = (typeof AgentToolset)[keyof typeof AgentToolset];
 export const AskKind = { Question: 'question', Contradiction: 'contradiction', NotImplementable: 'not-implementable' } as const;
 export type AskKind = (typeof AskKind)[keyof typeof AskKind];
 
-export const FindingSeverity = { Critical: 'critical', High: 'high', Medium: 'medium', Low: 'low', Info: 'info' } as const;
-export type FindingSeverity = (typeof FindingSeverity)[keyof typeof FindingSeverity];
+import { FindingSeverity } from '../common/finding-severity.js';
+
+export { FindingSeverity };
 
 /** A `report_finding` call (pr-review, security-scan); `line` counts on the new side. */
 export interface AgentFinding {

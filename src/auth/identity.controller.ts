@@ -11,14 +11,8 @@ import { Permission } from './permission.js';
 import { type IdentityResponse, identityResponseOf } from './principal.js';
 import { CurrentAuth, type RequestAuth } from './request-auth.js';
 import { RequirePermissions } from './require-permissions.decorator.js';
-import type { TokenRefusalDetail, TokenRefusalReason } from './token-validator.js';
+import type { IdentityRefusal } from './identity-refusal.js';
 
-/** Shown instead of an identity when the token was refused (enforcement off) or nothing authenticates. */
-export interface IdentityRefusal {
-  authenticated: false;
-  refusal: { reason: TokenRefusalReason; detail: TokenRefusalDetail | null; message: string };
-  findings: Finding[];
-}
 
 @ApiTags('identity')
 @ApiExtraModels(IdentityResponseDto, IdentityRefusalDto)

@@ -1,4 +1,4 @@
-import { FindingSeverity } from '../agent/agent-types.js';
+import { FindingSeverity } from '../common/finding-severity.js';
 import type { Platform } from '../platforms/platform.js';
 
 /**

@@ -4,24 +4,12 @@ import { HealthCheckService } from '@nestjs/terminus';
 import type { FastifyReply } from 'fastify';
 import { Public } from '../auth/public.decorator.js';
 import { SubsystemsService } from '../store/subsystems.service.js';
-import type { SubsystemStatus } from '../store/subsystem.js';
 import { HealthResponseDto } from './dto/health-response.dto.js';
 import { ReadinessResponseDto } from './dto/readiness-response.dto.js';
-import type { PreflightReport } from './preflight.js';
+import type { HealthResponse, ReadinessResponse } from './health-responses.js';
 import { PreflightService } from './preflight.service.js';
 import { SubsystemsIndicator } from './subsystems.indicator.js';
 
-export interface HealthResponse {
-  status: 'ok' | 'degraded';
-  timestamp: string;
-  preflight: PreflightReport;
-  subsystems: SubsystemStatus[];
-}
-
-export interface ReadinessResponse {
-  status: 'ready' | 'not_ready';
-  subsystems: SubsystemStatus[];
-}
 
 @ApiTags('health')
 @Public()

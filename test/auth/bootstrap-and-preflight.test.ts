@@ -1,7 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AccessBootstrapImport } from '../../src/access/access-bootstrap-import.service.js';
-import type { HealthResponse } from '../../src/health/health.controller.js';
+import type { HealthResponse } from '../../src/health/health-responses.js';
 import { PreflightService } from '../../src/health/preflight.service.js';
 import { OidcAuthority } from '../stand-ins/oidc-authority.js';
 import { type AuthBench, bearer, bootApp, createAuthBench, eventually } from './support/auth-harness.js';

@@ -1,6 +1,20 @@
-import type { PullRequestFile } from '../../platforms/pull-request-review.js';
 import { UNTRUSTED_DATA_NOTICE } from '../untrusted-text.js';
 import { cutNote, oneLine, untrustedSection } from './prompt-text.js';
+
+/**
+ * One changed file as the review prompt shows it. The agent's own shape (a platform's pull-request
+ * file satisfies it): arrows run from pipelines to the agent and the platforms, never from the
+ * agent to a platform.
+ */
+export interface ReviewedFile {
+  path: string;
+  previousPath: string | null;
+  status: string;
+  /** New-side lines the change adds or modifies (where findings may be anchored). */
+  changedLines: readonly number[];
+  /** Unified diff hunks; null for a binary or too large file. */
+  patch: string | null;
+}
 
 /** One pull request under review, as the prompt shows it. */
 export interface ReviewedPullRequest {
@@ -11,7 +25,7 @@ export interface ReviewedPullRequest {
   body: string;
   head: string;
   base: string;
-  files: readonly PullRequestFile[];
+  files: readonly ReviewedFile[];
   /** The host listed fewer files than changed. */
   truncated: boolean;
 }

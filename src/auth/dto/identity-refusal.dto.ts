@@ -1,6 +1,6 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { FindingDto } from '../../findings/dto/finding.dto.js';
-import type { IdentityRefusal } from '../identity.controller.js';
+import type { IdentityRefusal } from '../identity-refusal.js';
 import { TokenRefusalDto } from './token-refusal.dto.js';
 
 /** `GET /api/identity` when the token was refused (enforcement off) or nothing authenticates. */

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
-import type { IdentityRefusal } from '../identity.controller.js';
+import type { IdentityRefusal } from '../identity-refusal.js';
 import { TokenRefusalReason } from '../token-validator.js';
 import { TokenRefusalDetailDto } from './token-refusal-detail.dto.js';
 

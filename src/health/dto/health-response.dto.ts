@@ -1,5 +1,5 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
-import type { HealthResponse } from '../health.controller.js';
+import type { HealthResponse } from '../health-responses.js';
 import { PreflightReportDto } from './preflight-report.dto.js';
 import { SubsystemStatusDto } from './subsystem-status.dto.js';
 

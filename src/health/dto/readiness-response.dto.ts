@@ -1,5 +1,5 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
-import type { ReadinessResponse } from '../health.controller.js';
+import type { ReadinessResponse } from '../health-responses.js';
 import { SubsystemStatusDto } from './subsystem-status.dto.js';
 
 @ApiSchema({ name: 'ReadinessResponse' })

@@ -1,7 +1,8 @@
 import type { RepoConfig } from '../../config/service-config.js';
 import type { TrackerHttpOptions } from '../http/tracker-http.js';
 import { getConnection, type PlatformConnection } from '../platform-connection.js';
-import { API_HEADERS, gitHubRepository } from './github-pull-requests.client.js';
+import { API_HEADERS } from './github-api.js';
+import { gitHubRepository } from './github-pull-requests.client.js';
 
 /**
  * GitHub: `GET /repos/:owner/:repo` with the repository's `auth_secret`. The tracker of a GitHub

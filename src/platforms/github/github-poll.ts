@@ -1,7 +1,7 @@
 import { nextLink, type QueryValue, type TrackerHttp } from '../http/tracker-http.js';
 import { carriesAny, latestTime, MAX_POLL_PAGES, pageOnUnfiltered, sinceParam, triggerLabels } from '../poll-labels.js';
 import { TrackerError, type PollQuery, type TriggerSet } from '../tracker-client.js';
-import { API_HEADERS } from './github-pull-requests.client.js';
+import { API_HEADERS } from './github-api.js';
 
 /**
  * The poller's reads on GitHub (see poll-labels.ts for the strategy).

@@ -6,7 +6,8 @@ import type { ChangedFileStatus, InlineComment, PostedReview, PullRequestDiff, P
 import { rememberedLookup } from '../remembered-lookup.js';
 import { isOwnMarked, isSupersededNote, summaryWith, supersededNote } from '../review-text.js';
 import { hasHunks, newSideLines } from '../unified-diff.js';
-import { API_HEADERS, type GitHubPull, type GitHubPullRequestsOptions, gitHubRepository, pullNumber, toRef } from './github-pull-requests.client.js';
+import { API_HEADERS } from './github-api.js';
+import { type GitHubPull, type GitHubPullRequestsOptions, gitHubRepository, pullNumber, toRef } from './github-pull-requests.client.js';
 import { gitHubLogin, gitHubPages } from './github-reads.js';
 
 /**

@@ -4,7 +4,7 @@ import { Platform } from '../platform.js';
 import { clientForRepository, inRepository, quoteHost, refusal } from '../pull-request-errors.js';
 import type { PullRequestDraft, PullRequestHost, PullRequestRef } from '../pull-request-host.js';
 import { TrackerError } from '../tracker-client.js';
-import { parseGitHubRepoUrl } from './github-tracker.client.js';
+import { API_HEADERS, parseGitHubRepoUrl } from './github-api.js';
 
 /**
  * Pull requests on GitHub REST v3 (api.github.com or GitHub Enterprise Server), with the
@@ -53,7 +53,6 @@ export function gitHubRepository(options: GitHubPullRequestsOptions): { owner: s
   };
 }
 
-export const API_HEADERS = { Accept: 'application/vnd.github+json', 'X-GitHub-Api-Version': '2022-11-28' };
 
 export class GitHubPullRequestsClient implements PullRequestHost {
   readonly platform = Platform.GitHub;

@@ -1,7 +1,7 @@
 import { nextLink, type QueryValue, type TrackerHttp } from '../http/tracker-http.js';
 import { Platform } from '../platform.js';
 import { refusal } from '../pull-request-errors.js';
-import { API_HEADERS } from './github-pull-requests.client.js';
+import { API_HEADERS } from './github-api.js';
 
 /** What several GitHub clients read alike: every page of a list, and the token's account. */
 

@@ -17,6 +17,7 @@ import {
   type TrackerClient,
   type TriggerSet,
 } from '../tracker-client.js';
+import { parseGitHubRepoUrl } from './github-api.js';
 import { gitHubTriggeredAt, pollGitHubIssues } from './github-poll.js';
 import type { CreatedTicket, NewTicket } from '../ticket-creation.js';
 import { createGitHubIssue } from './github-ticket-creation.js';
@@ -189,14 +190,4 @@ export class GitHubTrackerClient implements TrackerClient {
     if (!/^\d+$/.test(n)) throw new TrackerError(`not a GitHub issue number: ${JSON.stringify(ticket)}`, this.platform, null, false);
     return `${this.repoPath}/issues/${n}`;
   }
-}
-
-/** Owner, repository and default API base from a repository URL. */
-export function parseGitHubRepoUrl(repoUrl: string): { owner: string; repo: string; apiBase: string } {
-  const url = new URL(repoUrl);
-  const [owner, rawRepo] = url.pathname.replace(/^\/+|\/+$/g, '').split('/');
-  const repo = rawRepo?.replace(/\.git$/, '');
-  if (!owner || !repo) throw new TrackerError(`not a repository URL: ${url.origin}${url.pathname}`, Platform.GitHub, null, false);
-  const apiBase = url.hostname === 'github.com' || url.hostname === 'www.github.com' ? 'https://api.github.com' : `${url.origin}/api/v3`;
-  return { owner, repo, apiBase };
 }

@@ -1,4 +1,4 @@
-import type { IdentityRefusal } from '../../../src/auth/identity.controller.js';
+import type { IdentityRefusal } from '../../../src/auth/identity-refusal.js';
 import type { IdentityResponse } from '../../../src/auth/principal.js';
 import type { UnauthorizedBody } from '../../../src/auth/unauthorized.js';
 import type { FindingsResponse } from '../../../src/findings/findings.service.js';
