@@ -5,7 +5,7 @@ import type { RunState } from '../../database/entities/run.entity.js';
 import type { Platform } from '../../platforms/platform.js';
 import type { Run } from './run-resource.js';
 import { RUN_COLUMNS, RUN_ORDER, type RunRowSql, runOfRow } from './run-sql.js';
-import { ticketUrlOf } from './ticket-url.js';
+import { ticketUrlOf } from '../../platforms/ticket-urls.js';
 
 /** Filters of `GET /api/runs` (contract "Runs API details"); all optional, combined with AND. */
 export interface RunFilter {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { ProjectConfig, RepoConfig, TriggerConfig } from '../../config/service-config.js';
-import { Platform } from '../../platforms/platform.js';
-import { ticketUrlOf } from './ticket-url.js';
+import type { ProjectConfig, RepoConfig, TriggerConfig } from '../config/service-config.js';
+import { Platform } from './platform.js';
+import { ticketUrlOf } from './ticket-urls.js';
 
 const repo = (platform: Platform, url: string): RepoConfig => ({ name: 'r', platform, url, api_url: null, path_prefix: '', auth_secret: null, branch: null });
 const trigger = (over: Partial<TriggerConfig>): TriggerConfig => ({
