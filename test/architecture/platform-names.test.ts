@@ -18,11 +18,7 @@ const BACKEND_NAME = /\bSandboxBackendKind\.[A-Z]\w*|'(in-process|container-engi
 const PLATFORM_NAMES_LEFT: Record<string, number> = {
   'tickets/label-projection/project-tracker.factory.ts': 10,
   'webhooks/project-resolver.ts': 6,
-  'tickets/label-projection/pull-requests-comment.ts': 4,
   'tickets/label-projection/label-projection.options.ts': 4,
-  'tickets/label-projection/hand-back-comment.ts': 4,
-  'tickets/label-projection/failure-comment.ts': 4,
-  'conversations/hand-back/hand-back-pull-request-comment.ts': 4,
   'write-access/write-access.service.ts': 3,
   'webhooks/label-trigger.ts': 2,
   'workspaces/git/git-credential.ts': 2,

@@ -1,7 +1,9 @@
 import { scrubSecrets } from '../../common/secret-scrubber.js';
-import { Platform } from '../../platforms/platform.js';
+import { MARKDOWN_COMMENT_MARKUP } from '../../platforms/comment-markup.js';
+import type { Platform } from '../../platforms/platform.js';
+import { pullRequestAnswerAct } from '../../platforms/pull-request-answer-act.js';
 import { SERVICE_MARKER } from '../../platforms/service-marker.js';
-import { cutMiddle, longestRun } from '../../tickets/label-projection/failure-comment.js';
+import { cutMiddle } from '../../tickets/label-projection/failure-comment.js';
 import type { HandBackKind } from '../../tickets/label-projection/hand-back-comment.js';
 
 /** The marker of a parked run's note on a pull request: upsertComment edits the service's own one instead of adding another. */
@@ -18,13 +20,6 @@ const HEADLINE: Record<HandBackKind, string> = {
   'not-implementable': 'handed the ticket back: it judged it not implementable as written',
 };
 
-/** The act that answers from a pull request, by host. */
-const ACT: Partial<Record<Platform, string>> = {
-  [Platform.GitHub]: 'comment `/sa` (instructions may follow it)',
-  [Platform.GitLab]: 'comment `/sa` (instructions may follow it)',
-  [Platform.AzureDevOps]: 'vote **Wait for author** (reset your vote first if it already says so: only a change of vote is sent)',
-};
-
 /**
  * The hand-back as a note on the ticket's open service pull request (Markdown on every host):
  * the service marker (so it never starts anything), the hand-back marker, the question as
@@ -39,19 +34,16 @@ export function buildPullRequestHandBack(input: {
 }): string {
   const scrub = (text: string) => scrubSecrets(text, input.secrets);
   const { text } = cutMiddle(scrub(input.question.trim() || '(no question text)'), QUESTION_CHARS);
-  const fence = '`'.repeat(Math.max(3, longestRun(text, '`') + 1));
   const how = input.kind === 'not-implementable'
     ? `No reply resumes it: change the ticket if it needs to, then retry run \`${input.runId}\` from the dashboard.`
-    : `To answer here: reply on this pull request, then ${ACT[input.platform] ?? ACT[Platform.GitHub]} to end the wait and start the rework. `
+    : `To answer here: reply on this pull request, then ${pullRequestAnswerAct(input.platform)} to end the wait and start the rework. `
       + `You can also reply on the ticket, or answer run \`${input.runId}\` from the dashboard.`;
   return [
     SERVICE_MARKER,
     handBackMarker(input.runId),
     `**The \`${scrub(input.pipeline).replace(/`/g, '')}\` run of ticket ${scrub(input.ticket).replace(/[`*_[\]]/g, '')} ${HEADLINE[input.kind]}** (run \`${input.runId}\`).`,
     '',
-    `${fence}text`,
-    text,
-    fence,
+    MARKDOWN_COMMENT_MARKUP.preformatted(text),
     '',
     how,
   ].join('\n');

@@ -1,4 +1,5 @@
-import { Platform } from '../../platforms/platform.js';
+import { commentMarkupFor } from '../../platforms/comment-markups.js';
+import type { Platform } from '../../platforms/platform.js';
 import { SERVICE_MARKER } from '../../platforms/service-marker.js';
 import { scrubSecrets } from '../../common/secret-scrubber.js';
 
@@ -46,37 +47,9 @@ export function buildFailureComment(input: FailureCommentInput): string {
   const markers = `${SERVICE_MARKER}\n${runMarker(input.runId, TicketCommentKind.Failure)}`;
   const note = cut > 0 ? `The error was shortened: ${cut} characters in the middle were left out; the run's record holds it whole.` : null;
   const pipeline = scrubSecrets(input.pipeline, input.secrets);
-  switch (input.platform) {
-    case Platform.AzureDevOps:
-      return [
-        markers,
-        `<p><b>Pipeline <code>${escapeHtml(pipeline)}</code> failed</b> (run <code>${input.runId}</code>).</p>`,
-        `<pre>${escapeHtml(text)}</pre>`,
-        ...(note ? [`<p><i>${escapeHtml(note)}</i></p>`] : []),
-      ].join('\n');
-    case Platform.Jira:
-      return [
-        markers,
-        `*Pipeline {{${pipeline}}} failed* (run {{${input.runId}}}).`,
-        '{noformat}',
-        text.replace(/\{noformat\}/gi, '{ noformat }'),
-        '{noformat}',
-        ...(note ? [`_${note}_`] : []),
-      ].join('\n');
-    case Platform.GitHub:
-    case Platform.GitLab: {
-      const fence = '`'.repeat(Math.max(3, longestRun(text, '`') + 1));
-      return [
-        markers,
-        `**Pipeline \`${pipeline}\` failed** (run \`${input.runId}\`).`,
-        '',
-        `${fence}text`,
-        text,
-        fence,
-        ...(note ? ['', `_${note}_`] : []),
-      ].join('\n');
-    }
-  }
+  const m = commentMarkupFor(input.platform);
+  const heading = m.paragraph(`${m.strong(`${m.text('Pipeline ')}${m.code(pipeline)}${m.text(' failed')}`)}${m.text(' (run ')}${m.code(input.runId)}${m.text(').')}`);
+  return `${markers}\n${m.blocks([heading, m.preformatted(text), ...(note ? [m.paragraph(m.italic(m.text(note)))] : [])])}`;
 }
 
 /** Keeps the first quarter and the last three quarters of `maxChars`, never splitting a surrogate pair. */
@@ -87,19 +60,4 @@ export function cutMiddle(text: string, maxChars: number): { text: string; cut: 
   const tail = maxChars - head;
   const cut = chars.length - head - tail;
   return { text: `${chars.slice(0, head).join('')}\n… [${cut} characters left out] …\n${chars.slice(chars.length - tail).join('')}`, cut };
-}
-
-export function longestRun(text: string, char: string): number {
-  let longest = 0;
-  let current = 0;
-  for (const c of text) {
-    current = c === char ? current + 1 : 0;
-    longest = Math.max(longest, current);
-  }
-  return longest;
-}
-
-/** Text for an HTML body (Azure DevOps comments). */
-export function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }

@@ -1,7 +1,8 @@
 import { scrubSecrets } from '../../common/secret-scrubber.js';
-import { Platform } from '../../platforms/platform.js';
+import { commentMarkupFor } from '../../platforms/comment-markups.js';
+import type { Platform } from '../../platforms/platform.js';
 import { SERVICE_MARKER } from '../../platforms/service-marker.js';
-import { TicketCommentKind, cutMiddle, escapeHtml, longestRun, runMarker } from './failure-comment.js';
+import { TicketCommentKind, cutMiddle, runMarker } from './failure-comment.js';
 
 /** The agent's `ask` kinds, as `run_questions.kind` holds them. */
 export type HandBackKind = 'question' | 'contradiction' | 'not-implementable';
@@ -53,20 +54,8 @@ export function buildHandBackComment(input: HandBackCommentInput): string {
   const pipeline = scrubSecrets(input.pipeline, input.secrets);
   const headline = `Pipeline ${pipeline} ${HEADLINE[input.kind]}`;
   const help = howToAnswer(input.kind, input.runId);
-  switch (input.platform) {
-    case Platform.AzureDevOps: {
-      const html = help.map((p) => (typeof p === 'string' ? escapeHtml(p) : `<code>${escapeHtml(p.code)}</code>`)).join('');
-      return [markers, `<p><b>${escapeHtml(headline)}</b> (run <code>${input.runId}</code>).</p>`, `<pre>${escapeHtml(text)}</pre>`, `<p>${html}</p>`].join('\n');
-    }
-    case Platform.Jira: {
-      const wiki = help.map((p) => (typeof p === 'string' ? p : `{{${p.code}}}`)).join('');
-      return [markers, `*${headline}* (run {{${input.runId}}}).`, '{noformat}', text.replace(/\{noformat\}/gi, '{ noformat }'), '{noformat}', wiki].join('\n');
-    }
-    case Platform.GitHub:
-    case Platform.GitLab: {
-      const fence = '`'.repeat(Math.max(3, longestRun(text, '`') + 1));
-      const markdown = help.map((p) => (typeof p === 'string' ? p : `\`${p.code}\``)).join('');
-      return [markers, `**${headline}** (run \`${input.runId}\`).`, '', `${fence}text`, text, fence, '', markdown].join('\n');
-    }
-  }
+  const m = commentMarkupFor(input.platform);
+  const heading = m.paragraph(`${m.strong(m.text(headline))}${m.text(' (run ')}${m.code(input.runId)}${m.text(').')}`);
+  const answer = m.paragraph(help.map((p) => (typeof p === 'string' ? m.text(p) : m.code(p.code))).join(''));
+  return `${markers}\n${m.blocks([heading, m.preformatted(text), answer])}`;
 }

@@ -1,6 +1,7 @@
-import { Platform } from '../../platforms/platform.js';
+import { commentMarkupFor } from '../../platforms/comment-markups.js';
+import type { Platform } from '../../platforms/platform.js';
 import { SERVICE_MARKER } from '../../platforms/service-marker.js';
-import { TicketCommentKind, escapeHtml, runMarker } from './failure-comment.js';
+import { TicketCommentKind, runMarker } from './failure-comment.js';
 
 export interface ListedPullRequest {
   repo: string;
@@ -15,13 +16,6 @@ export interface ListedPullRequest {
 export function buildPullRequestsComment(platform: Platform, run: { runId: string; pipeline: string }, prs: readonly ListedPullRequest[]): string {
   const markers = `${SERVICE_MARKER}\n${runMarker(run.runId, TicketCommentKind.PullRequests)}`;
   const heading = `Pipeline ${run.pipeline} (run ${run.runId}) proposes its change in ${prs.length === 1 ? 'this pull request' : `${prs.length} pull requests`}:`;
-  switch (platform) {
-    case Platform.AzureDevOps:
-      return [markers, `<p>${escapeHtml(heading)}</p>`, '<ul>', ...prs.map((pr) => `<li>${escapeHtml(pr.repo)}: <a href="${escapeHtml(pr.url).replace(/"/g, '&quot;')}">${escapeHtml(pr.url)}</a></li>`), '</ul>'].join('\n');
-    case Platform.Jira:
-      return [markers, heading, ...prs.map((pr) => `* ${pr.repo}: [${pr.url}]`)].join('\n');
-    case Platform.GitHub:
-    case Platform.GitLab:
-      return [markers, heading, '', ...prs.map((pr) => `- ${pr.repo}: ${pr.url}`)].join('\n');
-  }
+  const m = commentMarkupFor(platform);
+  return `${markers}\n${m.blocks([m.paragraph(m.text(heading)), m.list(prs.map((pr) => `${m.text(pr.repo)}: ${m.link(pr.url)}`))])}`;
 }
