@@ -1,5 +1,6 @@
 import { BuiltInPipeline } from '../common/pipeline-name.js';
-import { Platform } from '../platforms/platform.js';
+import type { Platform } from '../platforms/platform.js';
+import { traitsOf } from '../platforms/platform-traits.registry.js';
 
 /** Spec, "Pull-request commands" rule 1: the prefixes that make a comment a command. */
 export const COMMAND_PREFIXES = ['/service-agent', '/serviceagent', '/sa'] as const;
@@ -56,7 +57,7 @@ export function commandText(body: string): string | null {
 /** A ticket reference as the project's tracker writes ids: `#42` / `42` (GitHub, GitLab, Azure DevOps `AB#42` too), `BILL-12` (Jira). */
 export function ticketReference(word: string, tracker: Platform): string | null {
   const w = word.replace(/[.,;:!?)]+$/, '').replace(/^\(/, '');
-  if (tracker === Platform.Jira) {
+  if (traitsOf(tracker).ticketReference === 'key') {
     const key = /^([A-Za-z][A-Za-z0-9_]*-\d+)$/.exec(w);
     return key ? key[1]!.toUpperCase() : null;
   }

@@ -1,7 +1,7 @@
 import { BuiltInPipeline } from '../common/pipeline-name.js';
 import type { ProjectConfig } from '../config/service-config.js';
 import type { PullRequestLabeledEvent } from '../platforms/inbound-event.js';
-import { Platform } from '../platforms/platform.js';
+import { traitsOf } from '../platforms/platform-traits.registry.js';
 import { SERVICE_LABEL_PREFIX } from '../platforms/service-marker.js';
 import type { PullRequestTarget } from '../runs/pipeline-request.js';
 import { repositoryUrlKey } from './repository-url.js';
@@ -29,10 +29,11 @@ export function decideLabelTrigger(event: PullRequestLabeledEvent, project: Proj
   if (project === null) return { verdict: 'rejected', reason: 'UnknownProject' };
   const wanted = new Set([SECURITY_REVIEW_LABEL, project.triggers[event.platform]?.pr_trigger_label?.trim().toLowerCase()]
     .filter((label): label is string => typeof label === 'string' && label.length > 0));
-  const candidates = event.platform === Platform.GitLab ? event.currentLabels : event.addedLabels;
+  const allLabels = traitsOf(event.platform).labelEventsCarryAllLabels;
+  const candidates = allLabels ? event.currentLabels : event.addedLabels;
   const label = candidates.find((l) => !l.toLowerCase().startsWith(SERVICE_LABEL_PREFIX) && wanted.has(l.trim().toLowerCase()));
   if (label === undefined) {
-    return { verdict: 'filtered', reason: `no pull-request trigger label (${[...wanted].join(', ')}) ${event.platform === Platform.GitLab ? 'on the merge request' : 'added'}` };
+    return { verdict: 'filtered', reason: `no pull-request trigger label (${[...wanted].join(', ')}) ${allLabels ? 'on the merge request' : 'added'}` };
   }
   if (event.action !== null && CLOSING_ACTIONS.has(event.action)) {
     return { verdict: 'filtered', reason: `merge request ${event.action === 'merge' ? 'merged' : 'closed'}: nothing to scan` };

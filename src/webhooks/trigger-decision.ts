@@ -1,7 +1,8 @@
 import { BUILT_IN_PIPELINES } from '../common/pipeline-name.js';
 import type { ProjectConfig, ServiceConfig, TriggerConfig } from '../config/service-config.js';
 import type { TicketChange, TicketEvent } from '../platforms/inbound-event.js';
-import { Platform } from '../platforms/platform.js';
+import type { Platform } from '../platforms/platform.js';
+import { traitsOf } from '../platforms/platform-traits.registry.js';
 import { SERVICE_LABEL_PREFIX, carriesServiceMarker } from '../platforms/service-marker.js';
 
 /** Claim-result rejection reasons (spec, "Claim result"). */
@@ -116,7 +117,7 @@ function decideChange(
         const mapped = lookupIgnoringCase(trigger.pipeline_from_label, label);
         if (mapped !== null) return resolved(mapped, known);
       }
-      if (LABEL_ONLY_TRACKERS.has(platform) && change.labels.some((label) => isTriggerStatus(trigger, label))) {
+      if (traitsOf(platform).statusesAreLabels && change.labels.some((label) => isTriggerStatus(trigger, label))) {
         return resolved(trigger.default_pipeline, known);
       }
       return null;
@@ -151,9 +152,6 @@ function resolved(pipeline: string | null, known: ReadonlySet<string>): TriggerD
     ? { verdict: 'claim', pipeline }
     : { verdict: 'rejected', reason: RejectReason.UnknownPipeline };
 }
-
-/** Trackers without statuses: a status is modelled as a label (contract, `service.yml` example). */
-const LABEL_ONLY_TRACKERS: ReadonlySet<Platform> = new Set([Platform.GitHub, Platform.GitLab]);
 
 function isTriggerStatus(trigger: TriggerConfig, value: string): boolean {
   const wanted = fold(value);

@@ -18,16 +18,10 @@ const BACKEND_NAME = /\bSandboxBackendKind\.[A-Z]\w*|'(in-process|container-engi
 const PLATFORM_NAMES_LEFT: Record<string, number> = {
   'tickets/label-projection/project-tracker.factory.ts': 10,
   'webhooks/project-resolver.ts': 6,
-  'tickets/label-projection/label-projection.options.ts': 4,
   'write-access/write-access.service.ts': 3,
-  'webhooks/label-trigger.ts': 2,
-  'workspaces/git/git-credential.ts': 2,
-  'webhooks/trigger-decision.ts': 2,
-  'tickets/label-projection/lifecycle-label.writer.ts': 1,
   'config/project-config.reader.ts': 1,
   'config/config-shape.ts': 1,
   'commands/pull-request-acts.service.ts': 1,
-  'commands/command-text.ts': 1,
 };
 const BACKEND_NAMES_LEFT: Record<string, number> = {
   'config/service-config.ts': 4,

@@ -1,5 +1,6 @@
 import type { TrackerHttpOptions } from '../../platforms/http/tracker-http.js';
-import { Platform } from '../../platforms/platform.js';
+import type { Platform } from '../../platforms/platform.js';
+import { PLATFORM_TRAITS } from '../../platforms/platform-traits.registry.js';
 
 /** Injection token of the projection's tunables (tests shorten the timings). */
 export const LABEL_PROJECTION_OPTIONS = Symbol('LABEL_PROJECTION_OPTIONS');
@@ -13,17 +14,12 @@ export interface WriteRateLimit {
 }
 
 /**
- * Per-platform write budgets, per API host. GitHub documents about 80 content-creating requests
- * a minute (secondary limit) per token; GitLab.com, Azure DevOps and Jira Cloud throttle by load
- * rather than a fixed count, so their budgets are conservative values well under what they
- * answer 429 to. A burst beyond the budget queues instead of hitting 403/429.
+ * Per-platform write budgets, per API host, from each platform's traits (its folder says why its
+ * figure). A burst beyond the budget queues instead of hitting 403/429.
  */
-export const TRACKER_WRITE_RATE_LIMITS: Readonly<Record<Platform, WriteRateLimit>> = {
-  [Platform.GitHub]: { perMinute: 80, burst: 10 },
-  [Platform.GitLab]: { perMinute: 300, burst: 20 },
-  [Platform.AzureDevOps]: { perMinute: 200, burst: 20 },
-  [Platform.Jira]: { perMinute: 100, burst: 10 },
-};
+export const TRACKER_WRITE_RATE_LIMITS: Readonly<Record<Platform, WriteRateLimit>> = Object.fromEntries(
+  Object.entries(PLATFORM_TRAITS).map(([platform, traits]) => [platform, traits.writeRate]),
+) as Record<Platform, WriteRateLimit>;
 
 export interface LabelProjectionOptions {
   /** Write budgets per platform (per API host). */

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { TicketState } from '../../database/entities/ticket.entity.js';
-import { Platform } from '../../platforms/platform.js';
+import { traitsOf } from '../../platforms/platform-traits.registry.js';
 import { isLifecycleLabel } from '../../platforms/tracker-client.js';
 import { LockService } from '../../store/lock.service.js';
 import { StoreConnectionService } from '../../store/store-connection.service.js';
@@ -37,7 +37,7 @@ export class LifecycleLabelWriter {
   ) {}
 
   async write(tracker: ProjectTracker, key: TicketKey, stateNow: () => Promise<TicketState>): Promise<LabelWriteResult> {
-    if (tracker.platform !== Platform.Jira) return this.conditionalRounds(tracker, key, stateNow);
+    if (traitsOf(tracker.platform).conditionalLabelWrites) return this.conditionalRounds(tracker, key, stateNow);
     const lockKey = this.store.key('labellock', key.platform, key.project, key.ticket);
     const held = await this.locks.withLock(lockKey, this.options.labelLockMs, () => this.conditionalRounds(tracker, key, stateNow));
     return held ? held.value : { outcome: 'PreconditionFailed', reason: `label lock ${lockKey} is held by another writer` };

@@ -1,5 +1,5 @@
 import type { RepoConfig } from '../../config/service-config.js';
-import { Platform } from '../../platforms/platform.js';
+import { traitsOf } from '../../platforms/platform-traits.registry.js';
 
 /** HTTP Basic credentials git sends to a repository's host; only ever passed through the environment. */
 export interface GitCredential {
@@ -14,6 +14,5 @@ export interface GitCredential {
  */
 export function gitCredentialFor(repo: RepoConfig): GitCredential | null {
   if (!repo.auth_secret) return null;
-  const username = repo.platform === Platform.GitLab ? 'oauth2' : repo.platform === Platform.AzureDevOps ? 'pipeline-service' : 'x-access-token';
-  return { username, password: repo.auth_secret };
+  return { username: traitsOf(repo.platform).gitUsername, password: repo.auth_secret };
 }
