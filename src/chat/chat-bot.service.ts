@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { createIoRedisState } from '@chat-adapter/state-ioredis';
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { type Adapter, Chat, type Logger as ChatLogger, type Postable, type Thread } from 'chat';
+import type { Adapter, Chat, Logger as ChatLogger, Postable, Thread } from 'chat';
 import { withTimeout } from '../common/with-timeout.js';
 import { ConfigService } from '../config/config.service.js';
 import { type Finding, finding, FindingSubsystem } from '../findings/finding.js';
@@ -15,6 +14,7 @@ import { ChatFollowsService } from './chat-follows.service.js';
 import { ChatInstanceHolder } from './chat-instance.holder.js';
 import { ChatIntentsService } from './chat-intents.service.js';
 import { actionKind, toPostable } from './chat-postable.js';
+import { chatSdk, loadChatSdk } from './chat-sdk.js';
 import type { ChatReplies, ChatTurn } from './chat-turn.js';
 
 const FINDINGS_SOURCE = 'chat';
@@ -98,6 +98,7 @@ export class ChatBotService implements OnApplicationBootstrap, OnApplicationShut
     if (eventId !== null && !(await this.follows.firstDelivery(platform.name, eventId).catch(() => true))) {
       return plain(200, 'ok');
     }
+    await loadChatSdk(this.served().map((s) => s.platform));
     const chat = this.chat();
     const request = new Request(url, { method: 'POST', headers: toHeaders(headers), body: new Uint8Array(rawBody) });
     const response = await chat.webhooks[platform.name]!(request, { waitUntil: (task) => this.track(task) });
@@ -117,6 +118,7 @@ export class ChatBotService implements OnApplicationBootstrap, OnApplicationShut
     const served = this.served();
     const fingerprint = createHash('sha256').update(JSON.stringify(served.map((s) => [s.platform.name, s.block]))).digest('hex');
     if (this.holder.chat && fingerprint === this.fingerprint) return this.holder.chat;
+    const { chat: { Chat }, state: { createIoRedisState } } = chatSdk();
     const logger = chatLogger(this.logger);
     const adapters: Record<string, Adapter> = Object.fromEntries(served.map(({ platform, block }) => [platform.name, platform.createAdapter(block, logger)]));
     const chat = new Chat({

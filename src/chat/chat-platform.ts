@@ -38,6 +38,8 @@ export interface ChatPlatform {
   verify(block: ChatPlatformBlock, headers: IncomingHttpHeaders, rawBody: Buffer, nowMs: number): Promise<ChatVerdict>;
   /** The id a redelivery of this request repeats (null: the platform does not redeliver it). */
   deliveryId(headers: IncomingHttpHeaders, rawBody: Buffer): string | null;
+  /** Loads the platform's adapter package (once; `createAdapter` needs it loaded). */
+  loadAdapter(): Promise<void>;
   /** The Chat SDK adapter, configured from the block (base URLs included). */
   createAdapter(block: ChatPlatformBlock, logger: Logger): Adapter;
   /** Who wrote and where, from the adapter's raw message, action or slash-command payload. */

@@ -1,7 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { jsonSchema, tool } from 'ai';
-import { languageModelFor } from '../agent/language-model.js';
-import { callModel } from '../agent/model-call.js';
 import { UNTRUSTED_DATA_NOTICE, untrustedBlock } from '../agent/untrusted-text.js';
 import { ConfigService } from '../config/config.service.js';
 import { type ChatIntent, MODEL_CHOOSABLE_INTENTS, parseTicketRef } from './chat-intent.js';
@@ -31,6 +28,10 @@ export class ModelIntentClassifier implements ChatIntentClassifier {
   constructor(private readonly config: ConfigService) {}
 
   async classify(text: string, pipelines: ReadonlySet<string>): Promise<ChatIntent> {
+    // The AI SDK and the model providers load on the first message to classify, not at boot.
+    const [{ languageModelFor }, { callModel }, { jsonSchema, tool }] = await Promise.all([
+      import('../agent/language-model.js'), import('../agent/model-call.js'), import('ai'),
+    ]);
     const model = languageModelFor(this.config.config.agent);
     const answer = await callModel({
       model,

@@ -1,9 +1,12 @@
-import { createSlackAdapter } from '@chat-adapter/slack';
+import type * as SlackAdapterModule from '@chat-adapter/slack';
 import type { ChatOrigin, ChatPlatform, ChatPlatformBlock } from '../../chat-platform.js';
 import { verifySlackRequest } from './slack-signature.js';
 
 /** Slack's Web API when `chat.slack.api_url` is unset. */
 export const SLACK_PUBLIC_API_URL = 'https://slack.com/api/';
+
+/** Loaded on the first chat request (`loadAdapter`), not at boot. */
+let slackAdapter: typeof SlackAdapterModule | null = null;
 
 const set = (v: string | null | undefined): v is string => typeof v === 'string' && v.trim() !== '';
 
@@ -57,7 +60,13 @@ export const slackChatPlatform: ChatPlatform = {
     if (!res.ok || body?.ok !== true) throw new Error(`auth.test answered HTTP ${res.status}${body?.error ? ` (${body.error})` : ''}`);
   },
 
+  async loadAdapter() {
+    slackAdapter ??= await import('@chat-adapter/slack');
+  },
+
   createAdapter(block, logger) {
+    if (!slackAdapter) throw new Error('the Slack adapter is used before loadAdapter() finished');
+    const { createSlackAdapter } = slackAdapter;
     const apiUrl = apiUrlOf(block);
     return createSlackAdapter({
       botToken: block['bot_token'] ?? '',
@@ -66,7 +75,7 @@ export const slackChatPlatform: ChatPlatform = {
       logger,
       // A followed run's edits must not wait half an hour behind a 429: a refused edit is retried by the next one.
       webClientOptions: { rejectRateLimitedCalls: true, retryConfig: { retries: 1 }, timeout: 10_000 },
-    } as Parameters<typeof createSlackAdapter>[0]);
+    } as Parameters<typeof SlackAdapterModule.createSlackAdapter>[0]);
   },
 
   originOf(raw: unknown): ChatOrigin | null {
