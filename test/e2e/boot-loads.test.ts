@@ -6,7 +6,7 @@ import { type ServerProcess, embeddedDatabasePids, startServer, tempDir } from '
 
 /**
  * Issue 31: what a configuration does not use is not loaded at boot. The built server, with no
- * `chat:`, no model, no sandbox backend and no OTLP endpoint, runs with a module hook that
+ * `chat:`, no model, no sandbox backend, no OTLP endpoint and no `auth:` authority, runs with a module hook that
  * appends every module URL it loads to a file; once /health has answered, none of the deferred
  * packages may be in it.
  */
@@ -19,6 +19,7 @@ const DEFERRED = [
   '/node_modules/chat/', '/node_modules/@chat-adapter/', '/node_modules/@slack/', '/node_modules/@microsoft/teams',
   '/node_modules/@googleapis/', '/node_modules/google-auth-library/', '/node_modules/ai/', '/node_modules/@ai-sdk/',
   '/node_modules/@kubernetes/client-node/', '/node_modules/dockerode/', '/node_modules/@opentelemetry/sdk-node/',
+  '/node_modules/jwks-rsa/',
 ];
 
 beforeAll(async () => {
