@@ -15,7 +15,7 @@
 // two cores. What is measured is webhook ingress + claim (lock, database, queue) only.
 import { execFileSync, spawn } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
-import { createWriteStream, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer as createNetServer } from 'node:net';
@@ -37,7 +37,12 @@ const REDIS_URL = process.env.KVSTORE_URL ?? 'redis://127.0.0.1:6379/0';
 const NODE = process.execPath;
 const SECRET = 'bench-webhook-secret';
 const REPO = 'https://github.com/acme/bench-web';
-const TARGET_CLAIMS = 1000;
+// Target (issue 31): sustained claims/s ≥ 0.9× the minimal durable claim of the same run.
+const TARGET_CLAIMS_RATIO = 0.9;
+// Leak check: BENCH_LEAK_DELIVERIES (100,000; 0 skips it) distinct-ticket deliveries to a fresh server.
+const LEAK_DELIVERIES = Number(process.env.BENCH_LEAK_DELIVERIES ?? 100_000);
+const LEAK_CONNECTIONS = 20;
+const LEAK_SLOPE_LIMIT = 2;
 // BENCH_CPU_PROF=<dir>: the service runs with --cpu-prof and writes its profile there.
 const PROFILE_DIR = process.env.BENCH_CPU_PROF ?? null;
 const TARGET_P99_MS = 25;
@@ -183,6 +188,46 @@ async function measure(name, url, path, counter) {
   };
 }
 
+function rssMb(pid) {
+  const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Number(match[1]) / 1024 : NaN;
+}
+
+/**
+ * A fresh server takes LEAK_DELIVERIES deliveries for distinct tickets (each one a claim: ticket row,
+ * run row, queued request), in tenths; its RSS is read after each tenth (after a 1 s pause). The
+ * first tenth is warm-up (JIT, pools, caches); the slope is fitted over the second half.
+ */
+async function leakCheck(serviceEnv) {
+  const port = await freePort();
+  const server = start(['--max-semi-space-size=4', 'dist/main.js'], { ...serviceEnv, PORT: String(port), LOG_LEVEL: 'warn' }, 'leak.log');
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${url}/health`, server, 'dist/main.js (leak check)');
+  await new Promise((resolve) => setTimeout(resolve, 2000));
+  const counter = { next: 5_000_000 };
+  const points = [{ at: 0, mb: rssMb(server.pid) }];
+  const step = Math.ceil(LEAK_DELIVERIES / 10);
+  const started = Date.now();
+  let delivered = 0;
+  while (delivered < LEAK_DELIVERIES) {
+    const statuses = {};
+    await autocannon({ url, connections: LEAK_CONNECTIONS, amount: step, timeout: 10, requests: signedDeliveries('/webhook/platform-a', counter, statuses) });
+    delivered += step;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    points.push({ at: delivered, mb: rssMb(server.pid) });
+    console.log(`  leak check: ${delivered} deliveries, RSS ${points.at(-1).mb.toFixed(1)} MB (${Object.entries(statuses).map(([k, n]) => `${n}×${k}`).join(' ')})`);
+  }
+  await stop(server);
+  const half = points.filter((p) => p.at >= LEAK_DELIVERIES / 2);
+  const n = half.length;
+  const mx = half.reduce((a, p) => a + p.at, 0) / n;
+  const my = half.reduce((a, p) => a + p.mb, 0) / n;
+  const slope = half.reduce((a, p) => a + (p.at - mx) * (p.mb - my), 0) / half.reduce((a, p) => a + (p.at - mx) ** 2, 0);
+  // Idle, after the warm-up tenth, middle, end.
+  const shown = [points[0], points[1], points[Math.floor(points.length / 2)], points.at(-1)];
+  return { delivered, seconds: (Date.now() - started) / 1000, points: shown, slopeMbPer10k: slope * 10_000 };
+}
+
 const BASELINE = `
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import Fastify from 'fastify';
@@ -203,6 +248,55 @@ app.post('/webhook/platform-a', async (req, reply) => {
   const ticket = String(req.body.json.issue.number);
   const ok = await redis.set(prefix + 'baseline:claim:' + ticket, '1', 'PX', 30000, 'NX');
   return ok === 'OK' ? reply.code(202).send('Accepted: ' + ticket + ' in bench') : reply.code(200).send('Already claimed: ' + ticket);
+});
+await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });
+`;
+
+// The minimal durable claim (issue 31): what a claim must do at least, written plainly: verify the
+// signature, `SET NX` the ticket's claim, then ONE transaction inserting a ticket row and a run row
+// (tables of its own in the same database), then one BullMQ queue add. No framework, no config.
+const DURABLE_BASELINE = `
+import { createHmac, timingSafeEqual, randomUUID } from 'node:crypto';
+import Fastify from 'fastify';
+import { Redis } from 'ioredis';
+import { Queue } from 'bullmq';
+import pg from 'pg';
+const redis = new Redis(process.env.KVSTORE_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+const queue = new Queue('baseline-requests', { connection: new Redis(process.env.KVSTORE_URL, { maxRetriesPerRequest: null }), prefix: process.env.KEY_PREFIX + 'bull' });
+const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
+await pool.query('CREATE TABLE IF NOT EXISTS baseline_tickets (id uuid PRIMARY KEY, project text NOT NULL, ref text NOT NULL, title text, created_at timestamptz NOT NULL DEFAULT now(), UNIQUE (project, ref))');
+await pool.query('CREATE TABLE IF NOT EXISTS baseline_runs (id uuid PRIMARY KEY, ticket_id uuid NOT NULL REFERENCES baseline_tickets(id), pipeline text NOT NULL, state text NOT NULL, created_at timestamptz NOT NULL DEFAULT now())');
+const prefix = process.env.KEY_PREFIX;
+const secret = process.env.SECRET;
+const app = Fastify({ bodyLimit: 5 * 1024 * 1024 });
+app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, raw, done) => {
+  try { done(null, { raw, json: JSON.parse(raw.toString('utf8')) }); } catch (e) { e.statusCode = 400; done(e); }
+});
+app.get('/health', async () => 'ok');
+app.post('/webhook/platform-a', async (req, reply) => {
+  const expected = Buffer.from('sha256=' + createHmac('sha256', secret).update(req.body.raw).digest('hex'));
+  const got = Buffer.from(String(req.headers['x-hub-signature-256'] ?? ''));
+  reply.type('text/plain; charset=utf-8');
+  if (got.length !== expected.length || !timingSafeEqual(got, expected)) return reply.code(401).send('Unauthorized');
+  const ticket = String(req.body.json.issue.number);
+  const ok = await redis.set(prefix + 'durable:claim:' + ticket, '1', 'PX', 30000, 'NX');
+  if (ok !== 'OK') return reply.code(200).send('Already claimed: ' + ticket);
+  const ticketId = randomUUID();
+  const runId = randomUUID();
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query('INSERT INTO baseline_tickets (id, project, ref, title) VALUES ($1, $2, $3, $4)', [ticketId, 'bench', ticket, req.body.json.issue.title]);
+    await client.query('INSERT INTO baseline_runs (id, ticket_id, pipeline, state) VALUES ($1, $2, $3, $4)', [runId, ticketId, 'code', 'queued']);
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+  await queue.add('run', { runId }, { jobId: runId, removeOnComplete: true });
+  return reply.code(202).send('Accepted: ' + ticket + ' in bench');
 });
 await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });
 `;
@@ -273,12 +367,24 @@ try {
   const baselineResult = await measure('baseline (Fastify + Redis SET NX)', baselineUrl, '/webhook/platform-a', { next: 1_000_000 });
   await stop(baseline);
 
+  // --- the minimal durable claim baseline (same database, same Redis) ---
+  const durablePort = await freePort();
+  const durable = start(['--input-type=module', '-e', `process.stdin.resume();process.stdin.on("end",()=>process.exit(0));${DURABLE_BASELINE}`],
+    { PORT: String(durablePort), KVSTORE_URL: REDIS_URL, KEY_PREFIX: keyPrefix, SECRET, DATABASE_URL: dbUrl.toString() }, 'durable.log');
+  const durableUrl = `http://127.0.0.1:${durablePort}`;
+  await waitForHttp(`${durableUrl}/health`, durable, 'durable baseline');
+  const durableResult = await measure('minimal durable claim (baseline)', durableUrl, '/webhook/platform-a', { next: 1_000_000 });
+  await stop(durable);
+
+  // --- the leak check: resident memory of the server over BENCH_LEAK_DELIVERIES deliveries ---
+  const leak = LEAK_DELIVERIES > 0 ? await leakCheck(serviceEnv) : null;
+
   const widths = [34, 12, 14, 14, 10, 22];
   console.log('');
   console.log(`Signed GitHub deliveries, one distinct ticket each. After a ${WARMUP_SECONDS} s warm-up: latency at a paced ${RATE} req/s (open loop, one request every ${(1000 / RATE).toFixed(1)} ms, timed from its scheduled send) for ${PACED_SECONDS} s, then sustained: ${CONNECTIONS} connections for ${SECONDS} s.`);
   console.log(row(['server', 'claims/s', `p50 @${RATE}/s`, `p99 @${RATE}/s`, 'errors', 'answers other than 202'], widths));
   console.log(row(widths.map((w) => '-'.repeat(w)), widths));
-  for (const r of [serviceResult, baselineResult]) {
+  for (const r of [serviceResult, durableResult, baselineResult]) {
     console.log(row([r.name, r.claims.toFixed(0), `${r.paced.p50.toFixed(1)} ms`, `${r.paced.p99.toFixed(1)} ms`, r.errors, r.notClaimed], widths));
   }
   console.log('');
@@ -292,9 +398,15 @@ try {
   console.log(consistent
     ? `consistency: one run and one queued request per claim; ${rows[0].runs - serviceResult.claimed202} claims were in flight when a phase ended (≤ ${inFlight} connections)`
     : 'consistency: MISMATCH between runs, queued requests and 202 answers');
-  const claimsOk = serviceResult.claims >= TARGET_CLAIMS;
+  const ratio = serviceResult.claims / durableResult.claims;
+  const claimsOk = ratio >= TARGET_CLAIMS_RATIO;
   const p99Ok = serviceResult.paced.p99 <= TARGET_P99_MS;
-  console.log(`targets: ≥ ${TARGET_CLAIMS} claims/s → ${claimsOk ? 'met' : 'NOT met'} (${serviceResult.claims.toFixed(0)}); p99 ≤ ${TARGET_P99_MS} ms at ${RATE} req/s → ${p99Ok ? 'met' : 'NOT met'} (${serviceResult.paced.p99.toFixed(1)} ms)`);
+  console.log(`ratios (same run): service/minimal durable claim ${ratio.toFixed(2)}×, service/bare SET NX ${(serviceResult.claims / baselineResult.claims).toFixed(2)}×`);
+  console.log(`targets: claims/s ≥ ${TARGET_CLAIMS_RATIO}× the minimal durable claim → ${claimsOk ? 'met' : 'NOT met'} (${serviceResult.claims.toFixed(0)} vs ${durableResult.claims.toFixed(0)}, ${ratio.toFixed(2)}×); p99 ≤ ${TARGET_P99_MS} ms at ${RATE} req/s → ${p99Ok ? 'met' : 'NOT met'} (${serviceResult.paced.p99.toFixed(1)} ms)`);
+  if (leak) {
+    console.log(`leak check: ${leak.delivered} deliveries (distinct tickets, ${LEAK_CONNECTIONS} connections) in ${leak.seconds.toFixed(0)} s; server RSS ${leak.points.map((p) => `${p.at}: ${p.mb.toFixed(1)} MB`).join(', ')}`);
+    console.log(`leak check: RSS slope over the second half ${leak.slopeMbPer10k.toFixed(2)} MB per 10,000 deliveries (after the warm-up tenth → end ${(leak.points.at(-1).mb - leak.points[1].mb).toFixed(1)} MB) → ${Math.abs(leak.slopeMbPer10k) <= LEAK_SLOPE_LIMIT ? 'no growth' : 'GROWING'} (limit ±${LEAK_SLOPE_LIMIT} MB/10k)`);
+  }
   if (process.env.BENCH_KEEP_LOGS) console.log(`logs: ${dir}/service.log, ${dir}/baseline.log`);
 } catch (error) {
   console.error(`bench failed: ${error.stack ?? error}`);

@@ -1,6 +1,6 @@
 import { createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
 import jwt, { type Algorithm, type JwtPayload } from 'jsonwebtoken';
-import jwksRsa from 'jwks-rsa';
+import type jwksRsa from 'jwks-rsa';
 import type { AuthorityDiscovery, DiscoverySource } from './authority-probe.js';
 
 /**
@@ -208,7 +208,7 @@ export class TokenValidator {
       return held !== null ? { kind: 'found', pem: held } : { kind: 'unavailable', cause: 'the authority is unreachable' };
     }
     try {
-      const pem = (await this.clientFor(discovery).getSigningKey(kid)).getPublicKey();
+      const pem = (await this.clientFor(discovery, await loadJwksRsa()).getSigningKey(kid)).getPublicKey();
       return { kind: 'found', pem: this.lastGood.remember(kid, pem) };
     } catch (err) {
       if (err instanceof Error && err.name === 'SigningKeyNotFoundError') {
@@ -238,12 +238,12 @@ export class TokenValidator {
     return pem;
   }
 
-  private clientFor(discovery: AuthorityDiscovery): jwksRsa.JwksClient {
+  private clientFor(discovery: AuthorityDiscovery, create: typeof jwksRsa): jwksRsa.JwksClient {
     if (this.client?.uri !== discovery.jwksUri) {
       const o = this.options.jwks ?? {};
       this.client = {
         uri: discovery.jwksUri,
-        client: jwksRsa({
+        client: create({
           jwksUri: discovery.jwksUri,
           cache: true,
           cacheMaxEntries: 50,
@@ -257,6 +257,14 @@ export class TokenValidator {
     }
     return this.client.client;
   }
+}
+
+let jwksRsaModule: typeof jwksRsa | null = null;
+
+/** jwks-rsa (with jose under it) loads with the first key the discovery probe did not have, not at boot. */
+async function loadJwksRsa(): Promise<typeof jwksRsa> {
+  jwksRsaModule ??= (await import('jwks-rsa')).default;
+  return jwksRsaModule;
 }
 
 type KeyLookup = { kind: 'found'; pem: string } | { kind: 'not_published' } | { kind: 'unavailable'; cause: string };

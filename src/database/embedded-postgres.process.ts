@@ -7,8 +7,19 @@ import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 
 const [dataDir, socketPath] = process.argv.slice(2);
 
+// Memory settings for a one-session database of a few thousand rows (PGlite's defaults are a
+// server's: shared_buffers 128MB, which the WebAssembly heap keeps once touched). Only buffer and
+// working-memory sizes change, appended to PGlite's own start parameters; fsync,
+// synchronous_commit, full_page_writes and the WAL settings stay as PGlite sets them, so
+// durability is unchanged. wal_buffers follows shared_buffers (1/32) by default.
+const MEMORY_SETTINGS = [
+  '-c', 'shared_buffers=16MB',
+  '-c', 'temp_buffers=1MB',
+  '-c', 'maintenance_work_mem=16MB',
+];
+
 async function main(): Promise<void> {
-  const db = await PGlite.create({ dataDir });
+  const db = await PGlite.create({ dataDir, startParams: [...PGlite.defaultStartParams, ...MEMORY_SETTINGS] });
   const server = new PGLiteSocketServer({ db, path: socketPath, maxConnections: 1 });
   await server.start();
   let stopping = false;
