@@ -25,7 +25,7 @@ export class ChatController {
   @ApiResponse({ status: 404, description: 'the platform is not configured here' })
   @ApiResponse({ status: 503, description: 'store_unavailable: the platform retries' })
   async receive(@Param('platform') platform: string, @Req() req: RawBodyRequest<FastifyRequest>, @Res() reply: FastifyReply): Promise<void> {
-    const answer = await this.bot.handle(platform, req.headers, req.rawBody ?? Buffer.alloc(0), `http://${req.hostname || 'localhost'}${req.url}`);
+    const answer = await this.bot.handle(platform, req.headers, req.rawBody ?? Buffer.alloc(0), `${req.protocol}://${req.host || 'localhost'}${req.url}`);
     await reply.code(answer.status).headers(answer.headers).send(answer.body);
   }
 }
