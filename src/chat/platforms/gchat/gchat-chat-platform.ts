@@ -2,31 +2,28 @@ import type { createGoogleChatAdapter } from '@chat-adapter/gchat';
 import type { ChatOrigin, ChatPlatform, ChatPlatformBlock } from '../../chat-platform.js';
 import type { ServiceAccountKey } from '../../outbound-auth/google-service-account-token.js';
 import { GOOGLE_CHAT_JWKS_URL, GoogleChatTokenVerifier } from '../../verification/google-chat-token.js';
+import { isSet, jsonObject, obj, str } from '../raw-fields.js';
 
 /** Google Chat's API when `chat.gchat.api_url` is unset. */
 export const GOOGLE_CHAT_PUBLIC_API_URL = 'https://chat.googleapis.com';
-
-const set = (v: string | null | undefined): v is string => typeof v === 'string' && v.trim() !== '';
-const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
-const obj = (v: unknown) => (v && typeof v === 'object' ? (v as Record<string, unknown>) : {});
 
 /** One verifier per audience and key source: the keys are cached inside it. */
 const verifiers = new Map<string, GoogleChatTokenVerifier>();
 
 function verifierFor(block: ChatPlatformBlock): GoogleChatTokenVerifier {
   const projectNumber = block['project_number'] ?? '';
-  const jwksUrl = set(block['jwks_url']) ? block['jwks_url'] : GOOGLE_CHAT_JWKS_URL;
+  const jwksUrl = isSet(block['jwks_url']) ? block['jwks_url'] : GOOGLE_CHAT_JWKS_URL;
   const key = JSON.stringify([projectNumber, jwksUrl]);
   let verifier = verifiers.get(key);
   if (!verifier) verifiers.set(key, (verifier = new GoogleChatTokenVerifier({ projectNumber, jwksUrl })));
   return verifier;
 }
 
-const apiUrlOf = (block: ChatPlatformBlock) => (set(block['api_url']) ? block['api_url'] : GOOGLE_CHAT_PUBLIC_API_URL).replace(/\/+$/, '');
+const apiUrlOf = (block: ChatPlatformBlock) => (isSet(block['api_url']) ? block['api_url'] : GOOGLE_CHAT_PUBLIC_API_URL).replace(/\/+$/, '');
 
 /** The service account key (JSON) of `credentials`, or why it cannot be used. */
 function keyOf(block: ChatPlatformBlock): ServiceAccountKey | string {
-  if (!set(block['credentials'])) return 'not set';
+  if (!isSet(block['credentials'])) return 'not set';
   try {
     const key = obj(JSON.parse(block['credentials']));
     if (!str(key['client_email']) || !str(key['private_key'])) return 'is not a service account key (no client_email or private_key)';
@@ -50,14 +47,6 @@ function payloadOf(event: Record<string, unknown>): Record<string, unknown> {
   return obj(chat['messagePayload'] ?? chat['buttonClickedPayload']);
 }
 
-function parseEvent(rawBody: Buffer): Record<string, unknown> {
-  try {
-    return obj(JSON.parse(rawBody.toString('utf8')));
-  } catch {
-    return {};
-  }
-}
-
 /**
  * Google Chat (an app whose HTTP endpoint is `/chat/gchat`, authentication audience the project
  * number): every event carries a token signed by Chat's service account, checked against
@@ -70,7 +59,7 @@ export const gchatChatPlatform: ChatPlatform = {
 
   problems(block) {
     const out = [];
-    if (!set(block['project_number'])) out.push({ key: 'project_number', reason: 'without the project number no Google Chat event can be verified (it is the tokens\' audience), so /chat/gchat is not served' });
+    if (!isSet(block['project_number'])) out.push({ key: 'project_number', reason: 'without the project number no Google Chat event can be verified (it is the tokens\' audience), so /chat/gchat is not served' });
     const key = keyOf(block);
     if (typeof key === 'string') out.push({ key: 'credentials', reason: `the service account key ${key}: the service cannot reply, so /chat/gchat is not served` });
     return out;
@@ -83,7 +72,7 @@ export const gchatChatPlatform: ChatPlatform = {
 
   deliveryId(_headers, rawBody) {
     // A message's resource name is unique; a card click has none to repeat (not redelivered).
-    const event = parseEvent(rawBody);
+    const event = jsonObject(rawBody);
     return obj(event['chat'])['messagePayload'] ? str(obj(payloadOf(event)['message'])['name']) : null;
   },
 
@@ -106,7 +95,7 @@ export const gchatChatPlatform: ChatPlatform = {
     return create({
       auth: tokens.authClient(),
       apiUrl: apiUrlOf(block),
-      ...(set(block['bot_user_id']) ? { botUserId: block['bot_user_id'] } : {}),
+      ...(isSet(block['bot_user_id']) ? { botUserId: block['bot_user_id'] } : {}),
       logger,
       // verify() above decided already: the adapter's own check fetches Google's certificates from a
       // fixed URL. The empty strings keep it from reading GOOGLE_CHAT_* variables, which would switch it back on.

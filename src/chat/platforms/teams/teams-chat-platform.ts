@@ -2,13 +2,10 @@ import type { createTeamsAdapter } from '@chat-adapter/teams';
 import type { ChatOrigin, ChatPlatform, ChatPlatformBlock } from '../../chat-platform.js';
 import { BOT_FRAMEWORK_TOKEN_URL, BotFrameworkClientCredentials } from '../../outbound-auth/bot-framework-client-credentials.js';
 import { BOT_FRAMEWORK_OPENID_METADATA_URL, BotFrameworkTokenVerifier } from '../../verification/bot-framework-token.js';
+import { isSet, jsonObject, obj, str } from '../raw-fields.js';
 
 /** The scope of the bot's own Bot Connector tokens. */
 const CONNECTOR_SCOPE = 'https://api.botframework.com/.default';
-
-const set = (v: string | null | undefined): v is string => typeof v === 'string' && v.trim() !== '';
-const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
-const obj = (v: unknown) => (v && typeof v === 'object' ? (v as Record<string, unknown>) : {});
 
 /**
  * One verifier and one credentials client per block as configured: their keys and tokens are
@@ -19,7 +16,7 @@ const credentials = new Map<string, BotFrameworkClientCredentials>();
 
 function verifierFor(block: ChatPlatformBlock): BotFrameworkTokenVerifier {
   const appId = block['app_id'] ?? '';
-  const openIdMetadataUrl = set(block['openid_metadata_url']) ? block['openid_metadata_url'] : BOT_FRAMEWORK_OPENID_METADATA_URL;
+  const openIdMetadataUrl = isSet(block['openid_metadata_url']) ? block['openid_metadata_url'] : BOT_FRAMEWORK_OPENID_METADATA_URL;
   const key = JSON.stringify([appId, openIdMetadataUrl]);
   let verifier = verifiers.get(key);
   if (!verifier) verifiers.set(key, (verifier = new BotFrameworkTokenVerifier({ appId, openIdMetadataUrl })));
@@ -29,20 +26,12 @@ function verifierFor(block: ChatPlatformBlock): BotFrameworkTokenVerifier {
 function credentialsFor(block: ChatPlatformBlock): BotFrameworkClientCredentials {
   const options = {
     appId: block['app_id'] ?? '', appPassword: block['app_password'] ?? '',
-    tenantId: set(block['tenant_id']) ? block['tenant_id'] : null, tokenUrl: set(block['token_url']) ? block['token_url'] : null,
+    tenantId: isSet(block['tenant_id']) ? block['tenant_id'] : null, tokenUrl: isSet(block['token_url']) ? block['token_url'] : null,
   };
   const key = JSON.stringify(options);
   let client = credentials.get(key);
   if (!client) credentials.set(key, (client = new BotFrameworkClientCredentials(options)));
   return client;
-}
-
-function parseActivity(rawBody: Buffer): Record<string, unknown> {
-  try {
-    return obj(JSON.parse(rawBody.toString('utf8')));
-  } catch {
-    return {};
-  }
 }
 
 /**
@@ -57,24 +46,24 @@ export const teamsChatPlatform: ChatPlatform = {
 
   problems(block) {
     const out = [];
-    if (!set(block['app_id'])) out.push({ key: 'app_id', reason: 'without the Microsoft App ID no Teams activity can be verified (it is the tokens\' audience), so /chat/teams is not served' });
-    if (!set(block['app_password'])) out.push({ key: 'app_password', reason: 'without the app password (client secret) the service cannot reply, so /chat/teams is not served' });
+    if (!isSet(block['app_id'])) out.push({ key: 'app_id', reason: 'without the Microsoft App ID no Teams activity can be verified (it is the tokens\' audience), so /chat/teams is not served' });
+    if (!isSet(block['app_password'])) out.push({ key: 'app_password', reason: 'without the app password (client secret) the service cannot reply, so /chat/teams is not served' });
     return out;
   },
 
   async verify(block, headers, rawBody) {
-    const verdict = await verifierFor(block).verify(str(headers['authorization']), parseActivity(rawBody));
+    const verdict = await verifierFor(block).verify(str(headers['authorization']), jsonObject(rawBody));
     return verdict.ok ? { ok: true } : { ok: false, reason: verdict.reason };
   },
 
   deliveryId(_headers, rawBody) {
     // The Bot Framework retries an activity it got no answer for with the same id.
-    return str(parseActivity(rawBody)['id']);
+    return str(jsonObject(rawBody)['id']);
   },
 
   apiTarget(block) {
     // Replies go to each activity's serviceUrl; what the service itself calls is the token endpoint.
-    return credentialsFor(block).tokenUrlFor(set(block['tenant_id']) ? block['tenant_id'] : 'botframework.com') || BOT_FRAMEWORK_TOKEN_URL;
+    return credentialsFor(block).tokenUrlFor(isSet(block['tenant_id']) ? block['tenant_id'] : 'botframework.com') || BOT_FRAMEWORK_TOKEN_URL;
   },
 
   async probe(block, timeoutMs) {
@@ -88,7 +77,7 @@ export const teamsChatPlatform: ChatPlatform = {
   // The adapter (and the Teams SDK under it) loads only when Teams is configured.
   async createAdapter(block, logger) {
     const { createTeamsAdapter: create } = await import('@chat-adapter/teams');
-    const tenant = set(block['tenant_id']) ? { appTenantId: block['tenant_id'], appType: 'SingleTenant' } : { appType: 'MultiTenant' };
+    const tenant = isSet(block['tenant_id']) ? { appTenantId: block['tenant_id'], appType: 'SingleTenant' } : { appType: 'MultiTenant' };
     return create({
       appId: block['app_id'] ?? '',
       ...tenant,
