@@ -15,13 +15,14 @@ let loading: Promise<ChatRuntime> | null = null;
  * Slack client it is ~40 MB and ~0.4 s of boot), as the model providers and the sandbox clients.
  */
 export function loadChatRuntime(): Promise<ChatRuntime> {
-  loading ??= Promise.all([import('chat'), import('@chat-adapter/state-ioredis')]).then(([sdk, state]) => {
-    loaded = { sdk, state };
-    return loaded;
-  });
-  loading.catch(() => {
-    loading = null;
-  });
+  // A failed load is forgotten, so the next request tries again.
+  loading ??= Promise.all([import('chat'), import('@chat-adapter/state-ioredis')]).then(
+    ([sdk, state]) => (loaded = { sdk, state }),
+    (error: unknown) => {
+      loading = null;
+      throw error;
+    },
+  );
   return loading;
 }
 

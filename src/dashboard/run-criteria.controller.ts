@@ -46,11 +46,12 @@ export class RunCriteriaController {
   @ApiBadRequestResponse({ type: ErrorBodyDto, description: 'no reason, an unknown verdict, or a malformed id' })
   @ApiNotFoundResponse({ type: ErrorBodyDto, description: 'no run with this id, or no such criterion in it' })
   async judge(@Param() params: CriterionParams, @Body() body: JudgeCriterionBody, @CurrentAuth() auth: RequestAuth): Promise<{ run: Run }> {
-    const result = await this.criteria.judge(params.id, params.criterion, body.verdict, body.reason.trim(), attributionOf(auth.principal));
+    const by = attributionOf(auth.principal);
+    const result = await this.criteria.judge(params.id, params.criterion, body.verdict, body.reason.trim(), by);
     if (result.outcome === 'no-run') throw runNotFound(params.id);
     if (result.outcome === 'no-criterion') throw new NotFoundException({ error: `run ${params.id} has no criterion ${params.criterion}` } satisfies ErrorBody);
     // The run's log says who judged what, and why (best effort: the judgement is recorded already).
-    const line = `${params.criterion} judged ${body.verdict} by ${attributionOf(auth.principal)}: ${clipText(body.reason.replace(/\s+/g, ' ').trim(), 300)}`;
+    const line = `${params.criterion} judged ${body.verdict} by ${by}: ${clipText(body.reason.replace(/\s+/g, ' ').trim(), 300)}`;
     await this.events.append(params.id, RunEventKind.Criteria, line).catch(() => undefined);
     const run = await this.runs.get(params.id);
     if (!run) throw new ServiceUnavailableException({ error: `run ${params.id} could not be read back` } satisfies ErrorBody);

@@ -1,6 +1,7 @@
 import type { createGoogleChatAdapter } from '@chat-adapter/gchat';
 import type { ChatOrigin, ChatPlatform, ChatPlatformBlock } from '../../chat-platform.js';
 import type { ServiceAccountKey } from '../../outbound-auth/google-service-account-token.js';
+import { withTimeout } from '../../../common/with-timeout.js';
 import { GOOGLE_CHAT_JWKS_URL, GoogleChatTokenVerifier } from '../../verification/google-chat-token.js';
 import { isSet, jsonObject, obj, str } from '../raw-fields.js';
 
@@ -83,10 +84,7 @@ export const gchatChatPlatform: ChatPlatform = {
   async probe(block, timeoutMs) {
     // A service account token for the Chat scope: proves the key, writes nothing.
     const tokens = await tokensFor(block);
-    await Promise.race([
-      tokens.fetchToken(),
-      new Promise((_, reject) => setTimeout(() => reject(new Error(`no token within ${timeoutMs} ms`)), timeoutMs).unref()),
-    ]);
+    await withTimeout(tokens.fetchToken(), timeoutMs, `no token within ${timeoutMs} ms`);
   },
 
   // The adapter (and the googleapis client under it) loads only when Google Chat is configured.

@@ -1,15 +1,15 @@
 import type { createSlackAdapter } from '@chat-adapter/slack';
 import type { ChatOrigin, ChatPlatform, ChatPlatformBlock } from '../../chat-platform.js';
+import { isSet, obj, str } from '../raw-fields.js';
 import { verifySlackRequest } from './slack-signature.js';
 
 /** Slack's Web API when `chat.slack.api_url` is unset. */
 export const SLACK_PUBLIC_API_URL = 'https://slack.com/api/';
 
-const set = (v: string | null | undefined): v is string => typeof v === 'string' && v.trim() !== '';
 
 /** `chat.slack.api_url` (or the public one), ending in `/` as the Web API client joins method names to it. */
 function apiUrlOf(block: ChatPlatformBlock): string {
-  const url = set(block['api_url']) ? block['api_url'] : SLACK_PUBLIC_API_URL;
+  const url = isSet(block['api_url']) ? block['api_url'] : SLACK_PUBLIC_API_URL;
   return url.endsWith('/') ? url : `${url}/`;
 }
 
@@ -23,8 +23,8 @@ export const slackChatPlatform: ChatPlatform = {
 
   problems(block: ChatPlatformBlock) {
     const out = [];
-    if (!set(block['signing_secret'])) out.push({ key: 'signing_secret', reason: 'without the signing secret no Slack request can be verified, so /chat/slack is not served' });
-    if (!set(block['bot_token'])) out.push({ key: 'bot_token', reason: 'without the bot token (xoxb-…) the service cannot reply, so /chat/slack is not served' });
+    if (!isSet(block['signing_secret'])) out.push({ key: 'signing_secret', reason: 'without the signing secret no Slack request can be verified, so /chat/slack is not served' });
+    if (!isSet(block['bot_token'])) out.push({ key: 'bot_token', reason: 'without the bot token (xoxb-…) the service cannot reply, so /chat/slack is not served' });
     return out;
   },
 
@@ -76,8 +76,6 @@ export const slackChatPlatform: ChatPlatform = {
     if (!r || typeof r !== 'object') return null;
     // A message event: team, user, channel. A slash command: team_id, user_id, channel_id.
     // A block action: team.id, user.id, channel.id (user.team_id as a fallback).
-    const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
-    const obj = (v: unknown) => (v && typeof v === 'object' ? (v as Record<string, unknown>) : {});
     const workspace = str(r['team']) ?? str(r['team_id']) ?? str(obj(r['team'])['id']) ?? str(obj(r['user'])['team_id']);
     const user = str(r['user']) ?? str(r['user_id']) ?? str(obj(r['user'])['id']);
     const channel = str(r['channel']) ?? str(r['channel_id']) ?? str(obj(r['channel'])['id']) ?? str(obj(r['container'])['channel_id']);

@@ -1,6 +1,7 @@
 import type { createTeamsAdapter } from '@chat-adapter/teams';
 import type { ChatOrigin, ChatPlatform, ChatPlatformBlock } from '../../chat-platform.js';
-import { BOT_FRAMEWORK_TOKEN_URL, BotFrameworkClientCredentials } from '../../outbound-auth/bot-framework-client-credentials.js';
+import { withTimeout } from '../../../common/with-timeout.js';
+import { BOT_FRAMEWORK_DEFAULT_TENANT, BotFrameworkClientCredentials } from '../../outbound-auth/bot-framework-client-credentials.js';
 import { BOT_FRAMEWORK_OPENID_METADATA_URL, BotFrameworkTokenVerifier } from '../../verification/bot-framework-token.js';
 import { isSet, jsonObject, obj, str } from '../raw-fields.js';
 
@@ -63,15 +64,12 @@ export const teamsChatPlatform: ChatPlatform = {
 
   apiTarget(block) {
     // Replies go to each activity's serviceUrl; what the service itself calls is the token endpoint.
-    return credentialsFor(block).tokenUrlFor(isSet(block['tenant_id']) ? block['tenant_id'] : 'botframework.com') || BOT_FRAMEWORK_TOKEN_URL;
+    return credentialsFor(block).tokenUrlFor(isSet(block['tenant_id']) ? block['tenant_id'] : BOT_FRAMEWORK_DEFAULT_TENANT);
   },
 
   async probe(block, timeoutMs) {
     // A client-credentials token: proves the app id and password, writes nothing.
-    await Promise.race([
-      credentialsFor(block).token(CONNECTOR_SCOPE),
-      new Promise((_, reject) => setTimeout(() => reject(new Error(`no token within ${timeoutMs} ms`)), timeoutMs).unref()),
-    ]);
+    await withTimeout(credentialsFor(block).token(CONNECTOR_SCOPE), timeoutMs, `no token within ${timeoutMs} ms`);
   },
 
   // The adapter (and the Teams SDK under it) loads only when Teams is configured.
