@@ -3,6 +3,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DatabaseService } from '../../src/database/database.service.js';
 import { DELETE_BATCH } from '../../src/runs/control/run-deletion.service.js';
+import { ProjectionCatchUp } from '../../src/tickets/label-projection/projection-catch-up.js';
 import { type RunTestSetup, createRunTestSetup, eventually } from '../runs/support/run-test-setup.js';
 import { bootApp } from '../support/test-app.js';
 import { testEnvironment } from '../support/test-env.js';
@@ -59,6 +60,9 @@ beforeAll(async () => {
   app = await bootApp(testEnvironment({ ...setup.env.variables, KVSTORE_URL: undefined }));
   const db = app.get(DatabaseService);
   await eventually(async () => ((await db.open()).state === 'ready' ? true : undefined), 20_000, 'database ready');
+  // The start-up catch-up claims unposted failure comments; rows seeded before it read the
+  // tickets would race it for the comment record, so the tests begin once it has run.
+  await app.get(ProjectionCatchUp).ran;
 });
 
 afterAll(async () => {
