@@ -211,7 +211,7 @@ function DraftCard({ draft, chosen, onChoose }: { draft: DialogDraft; chosen: bo
   return (
     <li aria-labelledby={titleId} className={`flex flex-col rounded border p-3 text-sm ${chosen ? 'border-blue-500 ring-2 ring-blue-500' : 'border-slate-200 dark:border-slate-800'} bg-white dark:bg-slate-900`}>
       <h3 id={titleId} className="mb-1 font-semibold">{draft.title}</h3>
-      <p className="mb-2 text-xs text-slate-600 dark:text-slate-400">Draft {draft.index}{draft.labels.length > 0 ? ` · ${draft.labels.join(', ')}` : ''}</p>
+      <p className="mb-2 text-xs text-slate-600 dark:text-slate-400">Draft {draft.index + 1}{draft.labels.length > 0 ? ` · ${draft.labels.join(', ')}` : ''}</p>
       <p className="mb-2 whitespace-pre-wrap break-words">{draft.body}</p>
       <h4 className="text-xs font-semibold uppercase tracking-wide text-slate-700 dark:text-slate-300">Acceptance criteria</h4>
       <ul className="mb-3 list-disc pl-5">
@@ -242,7 +242,7 @@ function FiledSummary({ answer }: { answer: FileAnswer }) {
               const href = ticketHref(f.url);
               return (
                 <li key={f.index}>
-                  Draft {f.index}: ticket {href ? <a href={href} target="_blank" rel="noreferrer" className="text-blue-800 underline dark:text-blue-300">{f.ticket}</a> : f.ticket}
+                  Draft {f.index + 1}: ticket {href ? <a href={href} target="_blank" rel="noreferrer" className="text-blue-800 underline dark:text-blue-300">{f.ticket}</a> : f.ticket}
                   {f.alreadyFiled ? ' (filed before)' : ''}{f.started ? ', work started' : ''}
                 </li>
               );
