@@ -3,8 +3,9 @@ import { ALL_PLATFORMS, Platform, triggerKeyOf } from '../platforms/platform.js'
 import { CPU_QUANTITY, MEMORY_QUANTITY } from './quantities.js';
 import {
   AgentProvider, DEFAULT_AGENT, DEFAULT_AUTH_CLAIMS, DEFAULT_GIT, DEFAULT_QUEUE, DEFAULT_SANDBOX, DEFAULT_SECURITY_SCAN, FAIL_THRESHOLDS, PublishMode,
-  SandboxBackendKind, SandboxNetwork,
+  SandboxNetwork,
 } from './service-config.js';
+import { SANDBOX_BACKEND_NAMES } from '../sandbox/sandbox-backends.js';
 
 /**
  * The keys of the bootstrap file and what each one holds, declared once. The readers take from
@@ -86,7 +87,7 @@ export const CAPACITY = block({
 });
 
 export const SANDBOX = block({
-  backend: choice(Object.values(SandboxBackendKind), { default: DEFAULT_SANDBOX.backend }),
+  backend: choice(SANDBOX_BACKEND_NAMES, { default: DEFAULT_SANDBOX.backend }),
   image: text({ default: DEFAULT_SANDBOX.image }),
   cpu: { kind: 'quantity', pattern: CPU_QUANTITY.source, default: DEFAULT_SANDBOX.cpu },
   memory: { kind: 'quantity', pattern: MEMORY_QUANTITY.source, default: '2Gi' },
