@@ -1,11 +1,11 @@
-import { BuiltInPipeline } from '../common/pipeline-name.js';
+import { builtInsWith } from '../pipelines/built-in-pipelines.js';
 import type { ConfigReader, Location } from './config-reader.js';
 import { AGENT } from './config-shape.js';
 import { type AgentConfig, AgentProvider, type ProjectConfig, type SandboxConfig } from './service-config.js';
 import { sandboxBackendNamed } from '../sandbox/sandbox-backends.js';
 
 const PROVIDERS: readonly string[] = AGENT.keys.provider.values;
-const AGENT_PIPELINES: readonly string[] = [BuiltInPipeline.Code, BuiltInPipeline.SecurityScan, BuiltInPipeline.PrReview];
+const AGENT_PIPELINES: readonly string[] = builtInsWith('drivesModel');
 
 /**
  * An `agent:` block laid over `base` key by key (the top-level block over the defaults, a

@@ -1,4 +1,4 @@
-import { BUILT_IN_PIPELINES } from '../common/pipeline-name.js';
+import { BUILT_IN_PIPELINES } from '../pipelines/built-in-pipelines.js';
 import { ALL_PLATFORMS, Platform, triggerKeyOf } from '../platforms/platform.js';
 import { CPU_QUANTITY, MEMORY_QUANTITY } from './quantities.js';
 import {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { BUILT_IN_PIPELINES } from '../common/pipeline-name.js';
+import { BUILT_IN_PIPELINES } from '../pipelines/built-in-pipelines.js';
 import { type Finding, FindingSubsystem, finding } from '../findings/finding.js';
 import { ConfigReader, type Location, type SecretField, type UnresolvedField, emptyMap, isPlainObject } from './config-reader.js';
 import { AUTH_ENV_VARIABLES, type AuthEnvField, type ServiceEnvironment } from './environment.js';

@@ -1,4 +1,4 @@
-import { BUILT_IN_PIPELINES, BuiltInPipeline } from '../common/pipeline-name.js';
+import { BUILT_IN_PIPELINES, BuiltInPipeline } from './built-in-pipelines.js';
 import { agentsRefusedBy } from '../config/agent-config.reader.js';
 import { failThresholdFor } from '../config/security-scan-config.reader.js';
 import { type ServiceConfig, criteriaEnforced } from '../config/service-config.js';
