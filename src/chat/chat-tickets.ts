@@ -1,5 +1,5 @@
-import { DEFAULT_PIPELINE } from '../pipelines/built-in-pipelines.js';
 import type { ProjectConfig, ServiceConfig } from '../config/service-config.js';
+import { DEFAULT_PIPELINE } from '../pipelines/built-in-pipelines.js';
 import type { TicketKey } from '../tickets/ticket-key.js';
 import { RejectReason, knownPipelines } from '../webhooks/trigger-decision.js';
 import type { TicketRef } from './chat-intent.js';

@@ -1,11 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { REWORK_PIPELINE, builtInHas } from '../pipelines/built-in-pipelines.js';
 import { ConfigService } from '../config/config.service.js';
 import type { ProjectConfig, RepoConfig } from '../config/service-config.js';
 import { AnswerSource } from '../conversations/run-conversation.js';
 import { HandBackAnswers } from '../conversations/hand-back/hand-back-answers.service.js';
 import { DatabaseService } from '../database/database.service.js';
 import { TicketState } from '../database/entities/ticket.entity.js';
+import { REWORK_PIPELINE, builtInHas } from '../pipelines/built-in-pipelines.js';
 import { PullRequestRunsService } from '../runs/pull-request-runs.service.js';
 import { RunRecordsService } from '../runs/run-records.service.js';
 import { StoreUnavailableError } from '../store/lock.service.js';

@@ -1,8 +1,8 @@
 import { builtInsWith } from '../pipelines/built-in-pipelines.js';
+import { sandboxBackendNamed } from '../sandbox/sandbox-backends.js';
 import type { ConfigReader, Location } from './config-reader.js';
 import { AGENT } from './config-shape.js';
 import { type AgentConfig, AgentProvider, type ProjectConfig, type SandboxConfig } from './service-config.js';
-import { sandboxBackendNamed } from '../sandbox/sandbox-backends.js';
 
 const PROVIDERS: readonly string[] = AGENT.keys.provider.values;
 const AGENT_PIPELINES: readonly string[] = builtInsWith('drivesModel');

@@ -1,11 +1,11 @@
 import { BUILT_IN_PIPELINES } from '../pipelines/built-in-pipelines.js';
 import { ALL_PLATFORMS, Platform, triggerKeyOf } from '../platforms/platform.js';
+import { SANDBOX_BACKEND_NAMES } from '../sandbox/sandbox-backends.js';
 import { CPU_QUANTITY, MEMORY_QUANTITY } from './quantities.js';
 import {
   AgentProvider, DEFAULT_AGENT, DEFAULT_AUTH_CLAIMS, DEFAULT_GIT, DEFAULT_QUEUE, DEFAULT_SANDBOX, DEFAULT_SECURITY_SCAN, FAIL_THRESHOLDS, PublishMode,
   SandboxNetwork,
 } from './service-config.js';
-import { SANDBOX_BACKEND_NAMES } from '../sandbox/sandbox-backends.js';
 
 /**
  * The keys of the bootstrap file and what each one holds, declared once. The readers take from
