@@ -1,5 +1,6 @@
 import { FindingSeverity } from '../common/finding-severity.js';
 import type { Platform } from '../platforms/platform.js';
+import { DEFAULT_ORCHESTRATOR_SETTINGS } from '../sandbox/container-orchestrator/container-orchestrator.descriptor.js';
 import { DEFAULT_SANDBOX_BACKEND, type SandboxBackendKind } from '../sandbox/sandbox-backends.js';
 
 /**
@@ -313,7 +314,7 @@ export const DEFAULT_SANDBOX: SandboxConfig = {
   pids_limit: 512,
   user: '1000:1000',
   engine: { host: null },
-  orchestrator: { namespace: 'pipeline-service', kubeconfig: null },
+  orchestrator: DEFAULT_ORCHESTRATOR_SETTINGS,
   registry: null,
 };
 

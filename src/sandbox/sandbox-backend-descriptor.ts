@@ -1,3 +1,5 @@
+import type { ConfigReader, Location } from '../config/config-reader.js';
+import type { BlockShape } from '../config/field-shapes.js';
 import type { SandboxConfig, ServiceConfig } from '../config/service-config.js';
 import type { SandboxBackend } from './sandbox-backend.js';
 
@@ -24,6 +26,11 @@ export interface SandboxBackendDescriptor<Name extends string = string> {
    * pipelines refuse a backend that is not, unless `sandbox.allow_agents_in_process` says otherwise.
    */
   readonly isolatesFromHost: boolean;
+  /**
+   * Its own keys under `sandbox:` (a block each, as `engine:`), declared and read here; the
+   * configuration's `sandbox:` block takes them in (its unknown-key check and JSON schema too).
+   */
+  readonly settings?: BackendSettings;
   /** The address the diagnostics show before a probe has answered; null when only a probe learns it (or there is none). */
   target(sandbox: SandboxConfig, env: SandboxEnvironment): string | null;
   /**
@@ -32,4 +39,11 @@ export interface SandboxBackendDescriptor<Name extends string = string> {
    * so a server that never uses it does not pay for it at boot.
    */
   create(config: ServiceConfig, env: SandboxEnvironment, instanceId?: string): SandboxBackend;
+}
+
+/** A backend's own keys under `sandbox:`. */
+export interface BackendSettings {
+  readonly keys: Readonly<Record<string, BlockShape>>;
+  /** Reads them from the `sandbox:` block `raw` (at `where`) into `sandbox`; problems go to `r`, as the configuration's own. */
+  read(r: ConfigReader, raw: Readonly<Record<string, unknown>>, where: Location, sandbox: SandboxConfig): void;
 }

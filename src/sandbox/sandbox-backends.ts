@@ -1,6 +1,7 @@
 import { containerEngineBackend } from './container-engine/container-engine.descriptor.js';
 import { containerOrchestratorBackend } from './container-orchestrator/container-orchestrator.descriptor.js';
 import { inProcessBackend } from './in-process.descriptor.js';
+import type { BlockShape } from '../config/field-shapes.js';
 import type { SandboxBackendDescriptor } from './sandbox-backend-descriptor.js';
 
 /**
@@ -29,3 +30,6 @@ export const DEFAULT_SANDBOX_BACKEND: SandboxBackendKind = SANDBOX_BACKENDS[0].n
 export function sandboxBackendNamed(name: string): SandboxBackendDescriptor | undefined {
   return SANDBOX_BACKENDS.find((backend) => backend.name === name);
 }
+
+/** The backends' own keys under `sandbox:` (`engine:`, `orchestrator:`), in the order above. */
+export const SANDBOX_BACKEND_KEYS: Readonly<Record<string, BlockShape>> = Object.assign({}, ...SANDBOX_BACKENDS.map((backend) => backend.settings?.keys ?? {}));
