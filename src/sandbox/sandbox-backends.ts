@@ -1,13 +1,14 @@
+import type { BlockShape } from '../config/field-shapes.js';
 import { containerEngineBackend } from './container-engine/container-engine.descriptor.js';
 import { containerOrchestratorBackend } from './container-orchestrator/container-orchestrator.descriptor.js';
 import { inProcessBackend } from './in-process.descriptor.js';
-import type { BlockShape } from '../config/field-shapes.js';
 import type { SandboxBackendDescriptor } from './sandbox-backend-descriptor.js';
 
 /**
- * The sandbox backends this build can drive, the default first: the one list the configuration's
- * valid `sandbox.backend` values, the factory, the agent pipelines' isolation rule and the
- * diagnostics read. A new backend is a folder with its descriptor, added here.
+ * The sandbox backends this build can drive, the default first: the one list the configuration
+ * (the valid `sandbox.backend` values, each backend's own block), the factory, the agent
+ * pipelines' isolation rule and the diagnostics read. A new backend is a folder with its
+ * descriptor, added here.
  */
 export const SANDBOX_BACKENDS = [inProcessBackend, containerEngineBackend, containerOrchestratorBackend] as const;
 

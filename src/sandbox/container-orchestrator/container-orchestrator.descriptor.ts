@@ -1,11 +1,12 @@
 import { block, text } from '../../config/field-shapes.js';
+import type { SandboxConfig } from '../../config/service-config.js';
 import { LazyBackend } from '../lazy.backend.js';
 import type { SandboxBackendDescriptor } from '../sandbox-backend-descriptor.js';
 
 export const CONTAINER_ORCHESTRATOR = 'container-orchestrator';
 
 /** `sandbox.orchestrator` when the file says nothing: pods go to this namespace, the kubeconfig is found as kubectl finds it. */
-export const DEFAULT_ORCHESTRATOR_SETTINGS = { namespace: 'pipeline-service', kubeconfig: null };
+export const DEFAULT_ORCHESTRATOR_SETTINGS: SandboxConfig['orchestrator'] = { namespace: 'pipeline-service', kubeconfig: null };
 
 /** `sandbox.orchestrator`: the namespace pods go to, and a kubeconfig path (null → in-cluster, else ~/.kube/config). */
 const ORCHESTRATOR = block({ namespace: text({ default: DEFAULT_ORCHESTRATOR_SETTINGS.namespace }), kubeconfig: text() });
