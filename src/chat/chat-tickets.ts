@@ -1,5 +1,5 @@
-import { BuiltInPipeline } from '../common/pipeline-name.js';
 import type { ProjectConfig, ServiceConfig } from '../config/service-config.js';
+import { DEFAULT_PIPELINE } from '../pipelines/built-in-pipelines.js';
 import type { TicketKey } from '../tickets/ticket-key.js';
 import { RejectReason, knownPipelines } from '../webhooks/trigger-decision.js';
 import type { TicketRef } from './chat-intent.js';
@@ -32,7 +32,7 @@ export function resolveTicket(config: Pick<ServiceConfig, 'projects'>, ref: Tick
 
 /** The pipeline a start names, or the project's default (`code` without one); null when unknown. */
 export function pipelineToStart(config: Pick<ServiceConfig, 'pipelines'>, project: ProjectConfig, named: string | null): { ok: true; pipeline: string } | { ok: false; reason: string } {
-  const pipeline = named ?? project.triggers[project.tracker]?.default_pipeline ?? BuiltInPipeline.Code;
+  const pipeline = named ?? project.triggers[project.tracker]?.default_pipeline ?? DEFAULT_PIPELINE;
   const known = knownPipelines(config);
   return known.has(pipeline) ? { ok: true, pipeline } : { ok: false, reason: `${RejectReason.UnknownPipeline}: ${pipeline} is none of ${[...known].sort().join(', ')}` };
 }

@@ -2,10 +2,10 @@ import { dirname, resolve } from 'node:path';
 import { readInstallationSkills, skillsOfferedTo } from '../catalog/installation-skills.js';
 import type { AgentUsage } from '../agent/agent-types.js';
 import { InMemoryProviderGate, requestsPerMinuteFrom } from '../agent/provider-gate.js';
-import { BuiltInPipeline } from '../common/pipeline-name.js';
 import { collectSecrets } from '../common/secret-scrubber.js';
 import type { ServiceEnvironment } from '../config/environment.js';
 import { PublishMode, type ProjectConfig, type ServiceConfig } from '../config/service-config.js';
+import { builtInHas } from '../pipelines/built-in-pipelines.js';
 import type { BuiltInRun } from '../pipelines/pipeline-catalog.js';
 import type { PipelineWorkspace, RunEventSink } from '../pipelines/pipeline.js';
 import { readTicketText } from '../pipelines/agent-run/ticket-text.js';
@@ -69,7 +69,7 @@ export function cliBuiltInRun(config: ServiceConfig, env: ServiceEnvironment, ru
 export function cliWorkspace(config: ServiceConfig, env: ServiceEnvironment, run: CliRun, events: RunEventSink, out: (line: string) => void): PipelineWorkspace | undefined {
   if (run.project.repos.length === 0) return undefined;
   const client = trackerOf(run.project);
-  const publishes = run.pipeline === BuiltInPipeline.Code || config.pipelines[run.pipeline]?.publish === PublishMode.PullRequest;
+  const publishes = builtInHas(run.pipeline, 'writesCode') || config.pipelines[run.pipeline]?.publish === PublishMode.PullRequest;
   return new RunWorkspace(
     {
       git: new RepositoryWorkspaces({ dataDir: resolve(env.dataDir) }),
@@ -85,7 +85,7 @@ export function cliWorkspace(config: ServiceConfig, env: ServiceEnvironment, run
       identity: config.git,
       secrets: collectSecrets(config, env),
     },
-    { runId: run.runId, project: run.project.name, ticket: run.ticket, pipeline: run.pipeline, publishes, requiresChange: run.pipeline === BuiltInPipeline.Code,
-      onTicketPullRequests: run.pipeline === BuiltInPipeline.PrReview, events },
+    { runId: run.runId, project: run.project.name, ticket: run.ticket, pipeline: run.pipeline, publishes, requiresChange: builtInHas(run.pipeline, 'writesCode'),
+      onTicketPullRequests: builtInHas(run.pipeline, 'reviewsTicketPullRequests'), events },
   );
 }

@@ -1,8 +1,9 @@
 import type { ServiceEnvironment } from '../config/environment.js';
 import type { ServiceConfig } from '../config/service-config.js';
+import { builtInsWith } from '../pipelines/built-in-pipelines.js';
 
 /** Pipelines that need a model; command pipelines (`pipelines:`) do not. */
-const MODEL_PIPELINES = new Set(['code', 'pr-review', 'security-scan']);
+const MODEL_PIPELINES = new Set(builtInsWith('drivesModel'));
 
 /**
  * What still stands between this configuration and a first run, in plain sentences for a person

@@ -1,11 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { BuiltInPipeline } from '../common/pipeline-name.js';
 import { ConfigService } from '../config/config.service.js';
 import type { ProjectConfig, RepoConfig } from '../config/service-config.js';
 import { AnswerSource } from '../conversations/run-conversation.js';
 import { HandBackAnswers } from '../conversations/hand-back/hand-back-answers.service.js';
 import { DatabaseService } from '../database/database.service.js';
 import { TicketState } from '../database/entities/ticket.entity.js';
+import { REWORK_PIPELINE, builtInHas } from '../pipelines/built-in-pipelines.js';
 import { PullRequestRunsService } from '../runs/pull-request-runs.service.js';
 import { RunRecordsService } from '../runs/run-records.service.js';
 import { StoreUnavailableError } from '../store/lock.service.js';
@@ -87,8 +87,8 @@ export class CommandRunsService {
    */
   async startOnPullRequest(site: ActSite, pull: PullRequestFacts | null, pipeline: string, instructions: string | null): Promise<ActDecision> {
     const subject = `pull request #${site.number}`;
-    if (pipeline === BuiltInPipeline.Code) {
-      return this.refuse(site, 'TicketRequired', `\`code\` works on a ticket and proposes its work on the ticket's own branch: name the ticket (\`/sa code <ticket>\`)`);
+    if (builtInHas(pipeline, 'writesCode')) {
+      return this.refuse(site, 'TicketRequired', `\`${pipeline}\` works on a ticket and proposes its work on the ticket's own branch: name the ticket (\`/sa ${pipeline} <ticket>\`)`);
     }
     if (pull?.sameRepository) {
       const missing = await this.missingContexts(site.repo, pull.head);
@@ -143,7 +143,7 @@ export class CommandRunsService {
           break; // answered or retried a moment ago: claim like any rework
       }
     }
-    const claim = await this.claims.claim(key, BuiltInPipeline.Code, { instructions });
+    const claim = await this.claims.claim(key, REWORK_PIPELINE, { instructions });
     switch (claim.outcome) {
       case 'Claimed': {
         const queued = await this.waits(claim.runId, site);

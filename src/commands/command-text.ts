@@ -1,4 +1,4 @@
-import { BuiltInPipeline } from '../common/pipeline-name.js';
+import { BUILT_IN_PIPELINES, DEFAULT_PIPELINE, builtInTraitsOf } from '../pipelines/built-in-pipelines.js';
 import type { Platform } from '../platforms/platform.js';
 import { traitsOf } from '../platforms/platform-traits.registry.js';
 
@@ -6,18 +6,12 @@ import { traitsOf } from '../platforms/platform-traits.registry.js';
 export const COMMAND_PREFIXES = ['/service-agent', '/serviceagent', '/sa'] as const;
 
 /** Spec rule 2: the only pipelines a comment can start, whatever the configuration routes labels to. */
-export const COMMAND_PIPELINES: readonly string[] = [BuiltInPipeline.Code, BuiltInPipeline.SecurityScan, BuiltInPipeline.PrReview];
+export const COMMAND_PIPELINES: readonly string[] = BUILT_IN_PIPELINES.filter((name) => (builtInTraitsOf(name)?.commandWords.length ?? 0) > 0);
 
-/** Words that name a command pipeline (the pipeline's own name first). */
-const PIPELINE_WORDS: Readonly<Record<string, string>> = {
-  code: BuiltInPipeline.Code,
-  implement: BuiltInPipeline.Code,
-  'security-scan': BuiltInPipeline.SecurityScan,
-  scan: BuiltInPipeline.SecurityScan,
-  security: BuiltInPipeline.SecurityScan,
-  'pr-review': BuiltInPipeline.PrReview,
-  review: BuiltInPipeline.PrReview,
-};
+/** Words that name a command pipeline (each pipeline's `commandWords`, its own name first). */
+const PIPELINE_WORDS: Readonly<Record<string, string>> = Object.fromEntries(
+  COMMAND_PIPELINES.flatMap((name) => (builtInTraitsOf(name)?.commandWords ?? []).map((word) => [word, name])),
+);
 
 /** Filler words allowed between a pipeline and its ticket (`/sa code for BILL-12`). */
 const FILLERS = new Set(['for', 'on', 'ticket', 'issue', 'of']);
@@ -83,7 +77,7 @@ export function parseCommand(text: string, tracker: Platform, otherPipelines: re
   const pipeline = PIPELINE_WORDS[first] ?? null;
   if (pipeline === null) {
     const ticket = ticketReference(words[0]!, tracker);
-    if (ticket !== null) return run(BuiltInPipeline.Code, ticket, words.slice(1), following);
+    if (ticket !== null) return run(DEFAULT_PIPELINE, ticket, words.slice(1), following);
     if (otherPipelines.some((name) => name.toLowerCase() === first)) return { kind: 'other', name: words[0]! };
     return { kind: 'free', text: trimmed };
   }

@@ -6,6 +6,7 @@ import { ReviewVoteMemory } from '../conversations/rework/review-vote-memory.ser
 import type {
   Actor, PullRequestCommentEvent, PullRequestEvent, PullRequestLabeledEvent, PullRequestRef, PullRequestReviewEvent, PullRequestReviewVoteEvent,
 } from '../platforms/inbound-event.js';
+import { REWORK_PIPELINE } from '../pipelines/built-in-pipelines.js';
 import { Platform } from '../platforms/platform.js';
 import { StoreUnavailableError } from '../store/lock.service.js';
 import { repositoryUrlKey } from '../webhooks/repository-url.js';
@@ -93,7 +94,7 @@ export class PullRequestActsService {
         if (pull?.author && sameAccount(pull.author, event.comment.author)) return decided.filtered("the pull request's author is not a reviewer");
         const rework = request.kind === 'bare' ? { instructions: request.instructions }
           : request.kind === 'free' ? { instructions: request.text }
-          : request.pipeline === 'code' && (request.ticket === null || request.ticket === serviceTicket) ? { instructions: request.instructions } : null;
+          : request.pipeline === REWORK_PIPELINE && (request.ticket === null || request.ticket === serviceTicket) ? { instructions: request.instructions } : null;
         if (rework) return this.runs.rework(site, serviceTicket, rework.instructions);
       }
       if (!project.pr_commands.enabled) return this.runs.refuse(site, 'CommandsDisabled', `pull-request commands are not enabled for project ${project.name} (pr_commands.enabled)`);

@@ -1,10 +1,11 @@
-import { BuiltInPipeline } from '../common/pipeline-name.js';
+import { builtInsWith } from '../pipelines/built-in-pipelines.js';
+import { sandboxBackendNamed } from '../sandbox/sandbox-backends.js';
 import type { ConfigReader, Location } from './config-reader.js';
 import { AGENT } from './config-shape.js';
-import { type AgentConfig, AgentProvider, type ProjectConfig, type SandboxConfig, SandboxBackendKind } from './service-config.js';
+import { type AgentConfig, AgentProvider, type ProjectConfig, type SandboxConfig } from './service-config.js';
 
 const PROVIDERS: readonly string[] = AGENT.keys.provider.values;
-const AGENT_PIPELINES: readonly string[] = [BuiltInPipeline.Code, BuiltInPipeline.SecurityScan, BuiltInPipeline.PrReview];
+const AGENT_PIPELINES: readonly string[] = builtInsWith('drivesModel');
 
 /**
  * An `agent:` block laid over `base` key by key (the top-level block over the defaults, a
@@ -44,9 +45,9 @@ export function readAgent(r: ConfigReader, where: Location, raw: unknown, base: 
   return agent;
 }
 
-/** Model-driven commands on the server's own host only when the operator said so. */
+/** Model-driven commands on the server's own host (a backend that does not isolate) only when the operator said so. */
 export function agentsRefusedBy(sandbox: SandboxConfig): boolean {
-  return sandbox.backend === SandboxBackendKind.InProcess && !sandbox.allow_agents_in_process;
+  return sandboxBackendNamed(sandbox.backend)?.isolatesFromHost === false && !sandbox.allow_agents_in_process;
 }
 
 /** A project can start an agent pipeline through a trigger naming one, or through pull-request commands. */

@@ -1,20 +1,23 @@
-import { BuiltInPipeline } from '../common/pipeline-name.js';
+import { builtInHas } from '../pipelines/built-in-pipelines.js';
 import { triggerKeyOf } from '../platforms/platform.js';
 import type { ConfigReader } from './config-reader.js';
 import type { ProjectConfig, TriggerConfig } from './service-config.js';
 
-/** A trigger block can start `code`: as its default pipeline, or through a label. */
-function triggerStartsCode(trigger: TriggerConfig | undefined): boolean {
+/** A pipeline that can hand its ticket back (park it): the one that writes code. */
+const parks = (pipeline: string): boolean => builtInHas(pipeline, 'writesCode');
+
+/** A trigger block can start a parking pipeline: as its default pipeline, or through a label. */
+function triggerStartsParking(trigger: TriggerConfig | undefined): boolean {
   if (!trigger) return false;
-  return trigger.default_pipeline === BuiltInPipeline.Code || Object.values(trigger.pipeline_from_label).includes(BuiltInPipeline.Code);
+  return (trigger.default_pipeline !== null && parks(trigger.default_pipeline)) || Object.values(trigger.pipeline_from_label).some(parks);
 }
 
 /** A project whose tickets can end parked: its tracker's trigger block or its pull-request commands start `code`, and it has an agent. */
 export function canPark(project: ProjectConfig): boolean {
   if (project.agent.provider === null) return false;
   const commands = project.pr_commands;
-  const byCommand = commands.enabled && (commands.allowed_pipelines === null || commands.allowed_pipelines.includes(BuiltInPipeline.Code));
-  return byCommand || triggerStartsCode(project.triggers[project.tracker]);
+  const byCommand = commands.enabled && (commands.allowed_pipelines === null || commands.allowed_pipelines.some(parks));
+  return byCommand || triggerStartsParking(project.triggers[project.tracker]);
 }
 
 /**

@@ -1,9 +1,14 @@
-import { BUILT_IN_PIPELINES } from '../common/pipeline-name.js';
+import { BUILT_IN_PIPELINES } from '../pipelines/built-in-pipelines.js';
 import { ALL_PLATFORMS, Platform, triggerKeyOf } from '../platforms/platform.js';
+import { SANDBOX_BACKEND_KEYS, SANDBOX_BACKEND_NAMES } from '../sandbox/sandbox-backends.js';
+import {
+  type BlockShape, type ChoiceShape, type DecimalShape, type FieldShape, type FlagShape, type IntegerShape, type ListShape, type MapShape,
+  type QuantityShape, type TextShape, type ValueOf, block, choice, decimal, flag, integer, list, lists, names, text,
+} from './field-shapes.js';
 import { CPU_QUANTITY, MEMORY_QUANTITY } from './quantities.js';
 import {
   AgentProvider, DEFAULT_AGENT, DEFAULT_AUTH_CLAIMS, DEFAULT_GIT, DEFAULT_QUEUE, DEFAULT_SANDBOX, DEFAULT_SECURITY_SCAN, FAIL_THRESHOLDS, PublishMode,
-  SandboxBackendKind, SandboxNetwork,
+  SandboxNetwork,
 } from './service-config.js';
 
 /**
@@ -11,39 +16,12 @@ import {
  * here the keys a block accepts (anything else is an unknown key), each key's type, bound, allowed
  * values and default (`ConfigReader.field`), and `configJsonSchema` turns the same tables into
  * config/service.schema.json. What a value means beyond its shape (cross-key rules, the
- * environment overriding `auth:`, quantities parsed into bytes) stays in the readers.
+ * environment overriding `auth:`, quantities parsed into bytes) stays in the readers. The kinds
+ * of key and their helpers are in `field-shapes.ts`.
  */
-export type FieldShape =
-  | TextShape | FlagShape | IntegerShape | DecimalShape | ChoiceShape | QuantityShape
-  | { kind: 'string-list' } | { kind: 'string-map' } | { kind: 'list-map' }
-  | BlockShape | MapShape | ListShape;
-
-/** A string (a number or boolean is taken as its text); `${NAME}` references resolve. */
-export interface TextShape { kind: 'string'; secret?: boolean; required?: boolean; pattern?: string; default?: string }
-export interface FlagShape { kind: 'boolean'; default: boolean }
-export interface IntegerShape { kind: 'integer'; min: number; default: number }
-export interface DecimalShape { kind: 'decimal'; min: number; default?: number }
-/** A string that must be one of `values` (what happens otherwise is the reader's, key by key). */
-export interface ChoiceShape { kind: 'enum'; values: readonly string[]; required?: boolean; default?: string }
-/** Kubernetes-style quantity: cores (`500m`) or bytes (`16Gi`); `pattern` is what quantities.ts parses. */
-export interface QuantityShape { kind: 'quantity'; pattern: string; default?: number | string }
-/** A mapping of fixed keys; `required`: keys without which the entry is not loaded. */
-export interface BlockShape { kind: 'block'; keys: Record<string, FieldShape>; required?: readonly string[]; nullable?: boolean; docs?: string }
-/** A mapping whose keys the operator names (projects, pipelines); `reserved`: names refused. */
-export interface MapShape { kind: 'map'; of: FieldShape; reserved?: readonly string[] }
-export interface ListShape { kind: 'list'; of: FieldShape }
-
-const text = (opts: Omit<TextShape, 'kind'> = {}): TextShape => ({ kind: 'string', ...opts });
-const flag = (fallback: boolean): FlagShape => ({ kind: 'boolean', default: fallback });
-const integer = (min: number, fallback: number): IntegerShape => ({ kind: 'integer', min, default: fallback });
-const decimal = (min: number, fallback?: number): DecimalShape => ({ kind: 'decimal', min, ...(fallback === undefined ? {} : { default: fallback }) });
-const choice = (values: readonly string[], opts: Omit<ChoiceShape, 'kind' | 'values'> = {}): ChoiceShape => ({ kind: 'enum', values, ...opts });
-const list = { kind: 'string-list' } as const;
-const names = { kind: 'string-map' } as const;
-const lists = { kind: 'list-map' } as const;
-/** Blocks are optional and `key:` alone is the same as leaving the block out, unless `nullable: false`. */
-const block = <K extends Record<string, FieldShape>>(keys: K, opts: Omit<BlockShape, 'kind' | 'keys'> = {}) =>
-  ({ kind: 'block', keys, ...opts }) as const satisfies BlockShape;
+export type {
+  BlockShape, ChoiceShape, DecimalShape, FieldShape, FlagShape, IntegerShape, ListShape, MapShape, QuantityShape, TextShape, ValueOf,
+};
 
 export const AUTH = block({
   authority: text(),
@@ -86,7 +64,7 @@ export const CAPACITY = block({
 });
 
 export const SANDBOX = block({
-  backend: choice(Object.values(SandboxBackendKind), { default: DEFAULT_SANDBOX.backend }),
+  backend: choice(SANDBOX_BACKEND_NAMES, { default: DEFAULT_SANDBOX.backend }),
   image: text({ default: DEFAULT_SANDBOX.image }),
   cpu: { kind: 'quantity', pattern: CPU_QUANTITY.source, default: DEFAULT_SANDBOX.cpu },
   memory: { kind: 'quantity', pattern: MEMORY_QUANTITY.source, default: '2Gi' },
@@ -96,8 +74,8 @@ export const SANDBOX = block({
   pids_limit: integer(16, DEFAULT_SANDBOX.pids_limit),
   // A numeric uid or uid:gid, never root (uid 0).
   user: text({ pattern: '^(?!0(:|$))\\d+(:\\d+)?$', default: DEFAULT_SANDBOX.user }),
-  engine: block({ host: text() }),
-  orchestrator: block({ namespace: text({ default: DEFAULT_SANDBOX.orchestrator.namespace }), kubeconfig: text() }),
+  // Each backend's own block (`engine:`, `orchestrator:`), declared in its folder.
+  ...SANDBOX_BACKEND_KEYS,
   registry: block({ server: text(), username: text(), password: text({ secret: true }) }, { required: ['server', 'username'] }),
 });
 
@@ -218,12 +196,3 @@ export const SERVICE_FILE = block({
   skills: SKILLS,
   chat: CHAT,
 });
-
-/** What `ConfigReader.field` gives for a key of each kind. */
-export type ValueOf<F> =
-  F extends IntegerShape | DecimalShape ? number
-    : F extends FlagShape ? boolean
-      : F extends { kind: 'string-list' } ? string[]
-        : F extends { kind: 'string-map' } ? Record<string, string>
-          : F extends { kind: 'list-map' } ? Record<string, string[]>
-            : string | null;

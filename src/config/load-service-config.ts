@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { BUILT_IN_PIPELINES } from '../common/pipeline-name.js';
 import { type Finding, FindingSubsystem, finding } from '../findings/finding.js';
+import { BUILT_IN_PIPELINES } from '../pipelines/built-in-pipelines.js';
 import { ConfigReader, type Location, type SecretField, type UnresolvedField, emptyMap, isPlainObject } from './config-reader.js';
 import { AUTH_ENV_VARIABLES, type AuthEnvField, type ServiceEnvironment } from './environment.js';
 import { checkAgentReadiness, readAgent } from './agent-config.reader.js';
@@ -14,6 +14,7 @@ import { readProject } from './project-config.reader.js';
 import { readSecurityScan } from './security-scan-config.reader.js';
 import { readChat } from './chat-config.reader.js';
 import { parseCpu, parseMemory } from './quantities.js';
+import { SANDBOX_BACKENDS } from '../sandbox/sandbox-backends.js';
 import { type StoredSettings, withSettings } from '../settings/settings-document.js';
 import {
   type AuthConfig, type CapacityConfig, type CommandPipelineConfig, type GitConfig, type ProjectConfig, DEFAULT_AGENT, DEFAULT_AUTH_CLAIMS, DEFAULT_GIT, DEFAULT_QUEUE, DEFAULT_SANDBOX, DEFAULT_SECURITY_SCAN,
@@ -306,7 +307,7 @@ function readSandbox(r: ConfigReader, raw: unknown): SandboxConfig {
   return s;
 }
 
-/** The container backends' keys: network, limits, user, engine, orchestrator and registry. */
+/** The container backends' keys: network, limits, user, each backend's own block (its descriptor reads it) and registry. */
 function readContainerSettings(r: ConfigReader, where: Location, b: Record<string, unknown>, s: SandboxConfig): void {
   const network = r.field(SANDBOX, b, where, 'network');
   const networks = SANDBOX.keys.network.values;
@@ -320,21 +321,7 @@ function readContainerSettings(r: ConfigReader, where: Location, b: Record<strin
     if (new RegExp(SANDBOX.keys.user.pattern!).test(user)) s.user = user;
     else r.problem(r.at(where, 'user'), `sandbox.user must be a numeric uid or uid:gid other than root (0); using ${s.user}`);
   }
-  if (b.engine !== undefined) {
-    const at = r.at(where, 'engine');
-    const ENGINE = SANDBOX.keys.engine;
-    const e = r.block(b.engine, at, ENGINE);
-    s.engine = { host: r.field(ENGINE, e, at, 'host') };
-  }
-  if (b.orchestrator !== undefined) {
-    const at = r.at(where, 'orchestrator');
-    const ORCHESTRATOR = SANDBOX.keys.orchestrator;
-    const o = r.block(b.orchestrator, at, ORCHESTRATOR);
-    s.orchestrator = {
-      namespace: r.field(ORCHESTRATOR, o, at, 'namespace') ?? s.orchestrator.namespace,
-      kubeconfig: r.field(ORCHESTRATOR, o, at, 'kubeconfig'),
-    };
-  }
+  for (const backend of SANDBOX_BACKENDS) backend.settings?.read(r, b, where, s);
   if (b.registry !== undefined && b.registry !== null) {
     const at = r.at(where, 'registry');
     const REGISTRY = SANDBOX.keys.registry;

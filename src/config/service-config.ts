@@ -1,18 +1,13 @@
 import { FindingSeverity } from '../common/finding-severity.js';
 import type { Platform } from '../platforms/platform.js';
+import { DEFAULT_ORCHESTRATOR_SETTINGS } from '../sandbox/container-orchestrator/container-orchestrator.descriptor.js';
+import { DEFAULT_SANDBOX_BACKEND, type SandboxBackendKind } from '../sandbox/sandbox-backends.js';
 
 /**
  * The validated, typed configuration every module reads. Produced once per load by
  * `loadServiceConfig` (defaults < file < environment); nothing else parses YAML or reads the
  * environment. Secret values appear here resolved; `SecretValue` keeps them out of logs.
  */
-
-export const SandboxBackendKind = {
-  InProcess: 'in-process',
-  ContainerEngine: 'container-engine',
-  ContainerOrchestrator: 'container-orchestrator',
-} as const;
-export type SandboxBackendKind = (typeof SandboxBackendKind)[keyof typeof SandboxBackendKind];
 
 export interface AuthConfig {
   authority: string | null;
@@ -124,6 +119,7 @@ export interface RegistryAuth {
 }
 
 export interface SandboxConfig {
+  /** One of the registry's (`src/sandbox/sandbox-backends.ts`). */
   backend: SandboxBackendKind;
   image: string;
   /** Per-sandbox request in cores. */
@@ -308,7 +304,7 @@ export const DEFAULT_QUEUE: QueueConfig = {
 };
 
 export const DEFAULT_SANDBOX: SandboxConfig = {
-  backend: SandboxBackendKind.InProcess,
+  backend: DEFAULT_SANDBOX_BACKEND,
   image: 'node:24-bookworm',
   cpu: 1,
   memory: 2 * 1024 ** 3,
@@ -318,7 +314,7 @@ export const DEFAULT_SANDBOX: SandboxConfig = {
   pids_limit: 512,
   user: '1000:1000',
   engine: { host: null },
-  orchestrator: { namespace: 'pipeline-service', kubeconfig: null },
+  orchestrator: DEFAULT_ORCHESTRATOR_SETTINGS,
   registry: null,
 };
 

@@ -3,11 +3,12 @@ import { AuthorityService } from '../auth/authority.service.js';
 import { discoveryUrlOf } from '../auth/authority-probe.js';
 import { withTimeout } from '../common/with-timeout.js';
 import { ConfigService } from '../config/config.service.js';
-import { type AgentConfig, AgentProvider, SandboxBackendKind } from '../config/service-config.js';
+import { type AgentConfig, AgentProvider } from '../config/service-config.js';
 import { DatabaseService } from '../database/database.service.js';
 import { modelConnectionKey } from '../agent/model-connection-key.js';
 import { probeHttp, repositoryConnectionOf, trackerConnectionOf, type PlatformConnection, type UnconfiguredConnection } from '../platforms/platform-connections.js';
 import type { SandboxBackend } from '../sandbox/sandbox-backend.js';
+import { sandboxBackendNamed } from '../sandbox/sandbox-backends.js';
 import { SANDBOX_BACKEND } from '../sandbox/sandbox.tokens.js';
 import { StoreConnectionService } from '../store/store-connection.service.js';
 import { chatPlatformNamed } from '../chat/chat-platforms.js';
@@ -34,7 +35,6 @@ const DEFAULT_MODEL_ENDPOINT: Partial<Record<AgentProvider, string>> = {
   [AgentProvider.OpenAI]: 'https://api.openai.com/v1',
   [AgentProvider.Anthropic]: 'https://api.anthropic.com/v1',
 };
-const DEFAULT_ENGINE_HOST = 'unix:///var/run/docker.sock';
 
 /**
  * Lists the server's connections from the configuration and the services holding them, without
@@ -149,10 +149,11 @@ export class ConnectionCatalog {
   private sandboxEntry(): ConnectionEntry {
     const { sandbox } = this.config.config;
     const env = this.config.env.variables;
-    const engine = sandbox.backend === SandboxBackendKind.ContainerEngine ? env.DOCKER_HOST?.trim() || sandbox.engine.host || DEFAULT_ENGINE_HOST : null;
+    // What the configuration says of the backend's address (an engine's); else what a probe learnt.
+    const configured = sandboxBackendNamed(sandbox.backend)?.target(sandbox, env) ?? null;
     return {
       name: 'sandbox', kind: ConnectionKind.Sandbox, project: null, configured: true, observedAs: SANDBOX_KEY,
-      target: engine ?? this.sandboxTarget,
+      target: configured ?? this.sandboxTarget,
       probe: async (timeoutMs) => {
         const answer = await withTimeout(this.backend.version(), timeoutMs, `${sandbox.backend}: no answer within ${timeoutMs} ms (timed out)`);
         this.sandboxTarget = credentialFreeUrl(answer.target);

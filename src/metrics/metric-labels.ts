@@ -1,4 +1,4 @@
-import { BUILT_IN_PIPELINES } from '../common/pipeline-name.js';
+import { BUILT_IN_PIPELINES } from '../pipelines/built-in-pipelines.js';
 import { isPlatform } from '../platforms/platform.js';
 
 /**

@@ -1,8 +1,8 @@
-import { BUILT_IN_PIPELINES, BuiltInPipeline } from '../common/pipeline-name.js';
 import { agentsRefusedBy } from '../config/agent-config.reader.js';
 import { failThresholdFor } from '../config/security-scan-config.reader.js';
 import { type ServiceConfig, criteriaEnforced } from '../config/service-config.js';
 import type { AgentRunSupport } from './agent-run/agent-support.js';
+import { BUILT_IN_PIPELINES, BuiltInPipeline } from './built-in-pipelines.js';
 import { codePipeline } from './code/code-pipeline.js';
 import { prReviewPipeline } from './review/pr-review-pipeline.js';
 import { SCAN_TOOLS } from './security-scan/scan-tools.js';

@@ -3,16 +3,17 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { SandboxBackendKind } from '../config/service-config.js';
 import { InProcessSandbox } from './in-process.sandbox.js';
 import type { BackendVersion, ProbeResult, Sandbox, SandboxBackend, SandboxSpec } from './sandbox-backend.js';
 
 const run = promisify(execFile);
 const DEFAULT_PATH = '/usr/local/bin:/usr/bin:/bin';
 
+export const IN_PROCESS = 'in-process';
+
 /** Runs each sandbox as child processes in a fresh working directory on this host. */
 export class InProcessBackend implements SandboxBackend {
-  readonly kind = SandboxBackendKind.InProcess;
+  readonly kind = IN_PROCESS;
 
   /** `path` is the PATH commands get (the server's own, so toolchains on it are found). */
   constructor(private readonly path: string = DEFAULT_PATH) {}

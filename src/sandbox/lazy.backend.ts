@@ -1,4 +1,4 @@
-import type { SandboxBackendKind } from '../config/service-config.js';
+import type { SandboxBackendKind } from './sandbox-backends.js';
 import type { BackendVersion, ProbeResult, Sandbox, SandboxBackend, SandboxSpec } from './sandbox-backend.js';
 
 /**

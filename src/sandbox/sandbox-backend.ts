@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { SandboxBackendKind } from '../config/service-config.js';
+import type { SandboxBackendKind } from './sandbox-backends.js';
 
 export type ProbeResult = { ok: true; detail: string } | { ok: false; reason: string; fixHint: string };
 

@@ -1,4 +1,4 @@
-import type { SandboxBackendKind } from '../config/service-config.js';
+import type { SandboxBackendKind } from './sandbox-backends.js';
 import type { BackendVersion, ProbeResult, Sandbox, SandboxBackend } from './sandbox-backend.js';
 
 /** A configured backend this build cannot drive: it answers its probe with why, and creates nothing. */

@@ -1,4 +1,4 @@
-import { BuiltInPipeline } from '../common/pipeline-name.js';
+import { PULL_REQUEST_LABEL_PIPELINE } from '../pipelines/built-in-pipelines.js';
 import type { ProjectConfig } from '../config/service-config.js';
 import type { PullRequestLabeledEvent } from '../platforms/inbound-event.js';
 import { traitsOf } from '../platforms/platform-traits.registry.js';
@@ -41,5 +41,5 @@ export function decideLabelTrigger(event: PullRequestLabeledEvent, project: Proj
   const key = event.route.repositoryUrl === undefined ? null : repositoryUrlKey(event.route.repositoryUrl);
   const repo = project.repos.find((r) => r.platform === event.platform && key !== null && repositoryUrlKey(r.url) === key);
   if (repo === undefined) return { verdict: 'rejected', reason: `the pull request's repository is not declared in project '${project.name}'` };
-  return { verdict: 'start', target: { repo: repo.name, number: event.pullRequest.number }, pipeline: BuiltInPipeline.SecurityScan, label };
+  return { verdict: 'start', target: { repo: repo.name, number: event.pullRequest.number }, pipeline: PULL_REQUEST_LABEL_PIPELINE, label };
 }

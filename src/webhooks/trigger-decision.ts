@@ -1,4 +1,4 @@
-import { BUILT_IN_PIPELINES } from '../common/pipeline-name.js';
+import { BUILT_IN_PIPELINES } from '../pipelines/built-in-pipelines.js';
 import type { ProjectConfig, ServiceConfig, TriggerConfig } from '../config/service-config.js';
 import type { TicketChange, TicketEvent } from '../platforms/inbound-event.js';
 import type { Platform } from '../platforms/platform.js';

@@ -1,7 +1,7 @@
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
-import { BuiltInPipeline } from '../common/pipeline-name.js';
+import { builtInHas } from '../pipelines/built-in-pipelines.js';
 import { ConfigService } from '../config/config.service.js';
 import { PublishMode, type RepoConfig } from '../config/service-config.js';
 import type { PipelineWorkspace, RunEventSink } from '../pipelines/pipeline.js';
@@ -109,14 +109,14 @@ export class WorkspacesService implements OnModuleInit {
         identity: config.git,
         secrets: collectSecrets(config, this.config.env),
       },
-      { runId: run.runId, project: run.project, ticket: run.ticket, pipeline: run.pipeline, publishes: this.publishes(run.pipeline), requiresChange: run.pipeline === BuiltInPipeline.Code,
-        target: run.target ?? null, onTicketPullRequests: run.pipeline === BuiltInPipeline.PrReview, events },
+      { runId: run.runId, project: run.project, ticket: run.ticket, pipeline: run.pipeline, publishes: this.publishes(run.pipeline), requiresChange: builtInHas(run.pipeline, 'writesCode'),
+        target: run.target ?? null, onTicketPullRequests: builtInHas(run.pipeline, 'reviewsTicketPullRequests'), events },
     );
   }
 
-  /** `code` proposes its work; a command pipeline does when it says `publish: pull-request`. */
+  /** A built-in that writes code proposes its work; a command pipeline does when it says `publish: pull-request`. */
   private publishes(pipeline: string): boolean {
-    if (pipeline === BuiltInPipeline.Code) return true;
+    if (builtInHas(pipeline, 'writesCode')) return true;
     return this.config.config.pipelines[pipeline]?.publish === PublishMode.PullRequest;
   }
 

@@ -4,6 +4,7 @@ import { ConfigService } from '../../config/config.service.js';
 import { DatabaseService } from '../../database/database.service.js';
 import { TicketState } from '../../database/entities/ticket.entity.js';
 import type { Platform } from '../../platforms/platform.js';
+import { DEFAULT_PIPELINE } from '../../pipelines/built-in-pipelines.js';
 import { RunEventKind } from '../../pipelines/run-event-kind.js';
 import { RunEventsService } from '../../runs/run-events.service.js';
 import { describeTicket } from '../../tickets/ticket-key.js';
@@ -76,7 +77,7 @@ export class HandBackPullRequestNotifier implements OnModuleInit, OnApplicationS
     if (!question || question.answeredAt !== null) return;
     const key = { platform: question.platform as Platform, project: question.project, ticket: question.ticket };
     const rows: { pipeline: string }[] = await this.db.dataSource.query('SELECT pipeline FROM runs WHERE id = $1', [runId]);
-    const pipeline = rows[0]?.pipeline ?? 'code';
+    const pipeline = rows[0]?.pipeline ?? DEFAULT_PIPELINE;
     const secrets = collectSecrets(this.config.config, this.config.env);
     const failed = async (why: string, error: unknown) => {
       const text = scrubSecrets(`${why}: ${(error as Error).message}`, secrets);

@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type Docker from 'dockerode';
-import { SandboxBackendKind, type SandboxConfig } from '../../config/service-config.js';
+import type { SandboxConfig } from '../../config/service-config.js';
 import { type BackendVersion, type ProbeResult, type Sandbox, type SandboxBackend, SandboxLabel, type SandboxSpec } from '../sandbox-backend.js';
 import { CONTAINER_WORKDIR, SCOPE_LABEL, containerOptions, sandboxUser } from './container-options.js';
 import { ContainerEngineSandbox, removeContainer } from './container-engine.sandbox.js';
-import { type EngineAddress, engineAddress, engineClient } from './engine-client.js';
+import { CONTAINER_ENGINE } from './container-engine.descriptor.js';
+import { type EngineAddress, engineAddress } from './engine-address.js';
+import { engineClient } from './engine-client.js';
 import { ImagePuller } from './image-puller.js';
 import { sandboxDirectories, unsetNames } from './sandbox-layout.js';
 
@@ -30,7 +32,7 @@ export interface ContainerEngineOptions {
  * leader's sweep once its run is no longer live.
  */
 export class ContainerEngineBackend implements SandboxBackend {
-  readonly kind = SandboxBackendKind.ContainerEngine;
+  readonly kind = CONTAINER_ENGINE;
   readonly address: EngineAddress;
   readonly instanceId: string;
   private readonly scope: string | null;

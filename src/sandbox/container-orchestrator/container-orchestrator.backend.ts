@@ -2,9 +2,10 @@ import { hostname } from 'node:os';
 import { ApiException, CoreV1Api, Exec, type KubeConfig, NetworkingV1Api, VersionApi } from '@kubernetes/client-node';
 import { scrubSecrets } from '../../common/secret-scrubber.js';
 import { withTimeout } from '../../common/with-timeout.js';
-import { type RegistryAuth, SandboxBackendKind, type SandboxConfig } from '../../config/service-config.js';
+import type { RegistryAuth, SandboxConfig } from '../../config/service-config.js';
 import type { BackendVersion, ProbeResult, Sandbox, SandboxBackend, SandboxSpec } from '../sandbox-backend.js';
 import { SandboxLabel } from '../sandbox-backend.js';
+import { CONTAINER_ORCHESTRATOR } from './container-orchestrator.descriptor.js';
 import { loadKubeConfig } from './kube-config.js';
 import { OrchestratorSandbox } from './orchestrator.sandbox.js';
 import {
@@ -32,7 +33,7 @@ export interface ContainerOrchestratorOptions {
  * through the API server: pods create/watch/delete/list and the exec subresource.
  */
 export class ContainerOrchestratorBackend implements SandboxBackend {
-  readonly kind = SandboxBackendKind.ContainerOrchestrator;
+  readonly kind = CONTAINER_ORCHESTRATOR;
   private readonly client: { kubeConfig: KubeConfig; core: CoreV1Api; networking: NetworkingV1Api; execApi: Exec } | { error: Error };
   private readonly instance: string;
   private readonly namespace: string;
