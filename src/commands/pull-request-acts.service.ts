@@ -7,7 +7,7 @@ import type {
   Actor, PullRequestCommentEvent, PullRequestEvent, PullRequestLabeledEvent, PullRequestRef, PullRequestReviewEvent, PullRequestReviewVoteEvent,
 } from '../platforms/inbound-event.js';
 import { REWORK_PIPELINE } from '../pipelines/built-in-pipelines.js';
-import { Platform } from '../platforms/platform.js';
+import { platformOf } from '../platforms/platform-registry.js';
 import { StoreUnavailableError } from '../store/lock.service.js';
 import { repositoryUrlKey } from '../webhooks/repository-url.js';
 import { WorkspacesService } from '../workspaces/workspaces.service.js';
@@ -169,7 +169,7 @@ export class PullRequestActsService {
    */
   async mergeRequestUpdate(event: PullRequestLabeledEvent, projectName: string | null): Promise<ActDecision | null> {
     const project = projectName ? this.config.config.projects[projectName] ?? null : null;
-    if (event.platform !== Platform.GitLab || project === null) return null;
+    if (!platformOf(event.platform)?.codeHost?.updatesCarryChangeRequests || project === null) return null;
     const repo = this.repositoryOf(project, event);
     const ref = event.pullRequest;
     if (repo === null || ref.headBranch === null || ref.sameRepository === null) return null;

@@ -1,5 +1,6 @@
 import { BUILT_IN_PIPELINES } from '../pipelines/built-in-pipelines.js';
-import { ALL_PLATFORMS, Platform, triggerKeyOf } from '../platforms/platform.js';
+import { ALL_PLATFORMS, triggerKeyOf } from '../platforms/platform.js';
+import { CODE_HOST_PLATFORMS } from '../platforms/platform-registry.js';
 import { SANDBOX_BACKEND_KEYS, SANDBOX_BACKEND_NAMES } from '../sandbox/sandbox-backends.js';
 import {
   type BlockShape, type ChoiceShape, type DecimalShape, type FieldShape, type FlagShape, type IntegerShape, type ListShape, type MapShape,
@@ -133,7 +134,7 @@ export const TRIGGER = block({
 export const REPO = block({
   name: text({ required: true }),
   // Jira hosts no repositories: a repository names its code host.
-  platform: choice(ALL_PLATFORMS.filter((p) => p !== Platform.Jira), { required: true }),
+  platform: choice(CODE_HOST_PLATFORMS, { required: true }),
   url: text({ required: true }),
   api_url: text(),
   path_prefix: text({ default: '' }),

@@ -1,4 +1,5 @@
-import { ALL_PLATFORMS, Platform, isPlatform, triggerKeyOf } from '../platforms/platform.js';
+import { ALL_PLATFORMS, type Platform, isPlatform, triggerKeyOf } from '../platforms/platform.js';
+import { platformOf } from '../platforms/platform-registry.js';
 import type { ConfigReader, Location } from './config-reader.js';
 import { CRITERIA, PR_COMMANDS, PROJECT, REPO, TRIGGER } from './config-shape.js';
 import { readAgent } from './agent-config.reader.js';
@@ -55,7 +56,7 @@ function readRepos(r: ConfigReader, where: Location, raw: unknown): RepoConfig[]
       return;
     }
     if (!REPO.keys.platform.values.includes(platform)) {
-      r.problem(r.at(at, 'platform'), `repository ${name}: ${Platform.Jira} (Jira) hosts no repositories; use the platform of its code host; it was not loaded`);
+      r.problem(r.at(at, 'platform'), `repository ${name}: ${platform} (${platformOf(platform)?.product ?? platform}) hosts no repositories; use the platform of its code host; it was not loaded`);
       return;
     }
     // An unresolved reference was reported by the reader already; an absent one is reported here.

@@ -1,11 +1,7 @@
-import { azureDevOpsIngress } from './azure-devops/azure-devops-ingress.js';
-import { githubIngress } from './github/github-ingress.js';
-import { gitlabIngress } from './gitlab/gitlab-ingress.js';
-import { jiraIngress } from './jira/jira-ingress.js';
 import type { PlatformIngress } from './platform-ingress.js';
-import type { Platform } from './platform.js';
+import { platformOf } from './platform-registry.js';
 
-/** Every platform the receiver serves, by id. */
-export const INGRESS: Readonly<Record<Platform, PlatformIngress>> = Object.fromEntries(
-  [githubIngress, gitlabIngress, azureDevOpsIngress, jiraIngress].map((i) => [i.platform, i]),
-) as Record<Platform, PlatformIngress>;
+/** The webhook ingress of a platform the receiver serves, null for another name. */
+export function ingressOf(platform: string): PlatformIngress | null {
+  return platformOf(platform)?.ingress ?? null;
+}

@@ -1,17 +1,5 @@
 import type { ProjectConfig } from '../config/service-config.js';
-import { azureDevOpsTicketUrl } from './azure-devops/azure-devops-ticket-url.js';
-import { gitHubTicketUrl } from './github/github-ticket-url.js';
-import { gitLabTicketUrl } from './gitlab/gitlab-ticket-url.js';
-import { jiraTicketUrl } from './jira/jira-ticket-url.js';
-import { Platform } from './platform.js';
-
-/** Each tracker's ticket page (its folder's `*-ticket-url.ts`), by platform. */
-const TICKET_URLS: Readonly<Record<Platform, (project: ProjectConfig, ticket: string) => string | null>> = {
-  [Platform.GitHub]: gitHubTicketUrl,
-  [Platform.GitLab]: gitLabTicketUrl,
-  [Platform.AzureDevOps]: azureDevOpsTicketUrl,
-  [Platform.Jira]: jiraTicketUrl,
-};
+import { platformOf } from './platform-registry.js';
 
 /**
  * The tracker's web page of a run's ticket, from the project's configuration alone (no call to
@@ -21,5 +9,5 @@ const TICKET_URLS: Readonly<Record<Platform, (project: ProjectConfig, ticket: st
  */
 export function ticketUrlOf(project: ProjectConfig | undefined, platform: string, ticket: string | null): string | null {
   if (!project || ticket === null || ticket === '') return null;
-  return TICKET_URLS[platform as Platform]?.(project, ticket) ?? null;
+  return platformOf(platform)?.ticketUrl(project, ticket) ?? null;
 }

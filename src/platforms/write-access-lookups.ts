@@ -1,8 +1,6 @@
 import type { RepoConfig } from '../config/service-config.js';
-import { AzureDevOpsWriteAccessClient } from './azure-devops/azure-devops-write-access.client.js';
-import { GitLabWriteAccessClient } from './gitlab/gitlab-write-access.client.js';
 import type { TrackerHttpOptions } from './http/tracker-http.js';
-import { Platform } from './platform.js';
+import { platformOf, registeredPlatforms } from './platform-registry.js';
 import { refusal } from './pull-request-errors.js';
 import type { WriteAccessLookup } from './write-access-lookup.js';
 
@@ -13,12 +11,8 @@ import type { WriteAccessLookup } from './write-access-lookup.js';
  * on another platform.
  */
 export function writeAccessLookupFor(repo: RepoConfig, http?: TrackerHttpOptions): WriteAccessLookup {
-  switch (repo.platform) {
-    case Platform.GitLab:
-      return GitLabWriteAccessClient.fromConfig(repo, http);
-    case Platform.AzureDevOps:
-      return AzureDevOpsWriteAccessClient.fromConfig(repo, http);
-    default:
-      throw refusal(repo.platform, repo.name, 'write access is looked up only on platform-b (GitLab) and platform-c (Azure DevOps)', null);
-  }
+  const access = platformOf(repo.platform)?.codeHost?.writeAccess;
+  if (access?.from === 'host') return access.lookup(repo, http);
+  const asking = registeredPlatforms().filter((d) => d.codeHost?.writeAccess.from === 'host').map((d) => `${d.id} (${d.product})`);
+  throw refusal(repo.platform, repo.name, `write access is looked up only on ${asking.join(' and ')}`, null);
 }

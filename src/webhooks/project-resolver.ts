@@ -1,10 +1,12 @@
 import type { ProjectConfig, ServiceConfig } from '../config/service-config.js';
 import type { RoutableEvent } from '../platforms/inbound-event.js';
-import { Platform } from '../platforms/platform.js';
+import type { Platform } from '../platforms/platform.js';
+import { platformOf } from '../platforms/platform-registry.js';
 import { repositoryUrlKey } from './repository-url.js';
 
 /**
- * The project an event belongs to (contract, "Platforms" and the `service.yml` example):
+ * The project an event belongs to (contract, "Platforms" and the `service.yml` example), by the
+ * routing its platform's descriptor declares:
  *
  * - platform A/B: the project that declares the event's repository under `repos[].url`
  *   (compared with `repositoryUrlKey`: scheme-, case-, trailing-slash- and `.git`-insensitive);
@@ -18,15 +20,10 @@ import { repositoryUrlKey } from './repository-url.js';
  */
 export function resolveProject(config: Pick<ServiceConfig, 'projects'>, event: RoutableEvent): ProjectConfig | null {
   const projects = Object.values(config.projects);
-  switch (event.platform) {
-    case Platform.GitHub:
-    case Platform.GitLab:
-      return byRepositoryUrl(projects, event.route.repositoryUrl);
-    case Platform.AzureDevOps:
-      return byTriggerField(projects, Platform.AzureDevOps, 'team_project', event.route.teamProject);
-    case Platform.Jira:
-      return byTriggerField(projects, Platform.Jira, 'project_key', event.route.projectKey);
-  }
+  const routing = platformOf(event.platform)?.routing;
+  if (!routing) return null;
+  if (routing.by === 'repository-url') return byRepositoryUrl(projects, event.route.repositoryUrl);
+  return byTriggerField(projects, event.platform, routing.field, event.route[routing.route]);
 }
 
 function byRepositoryUrl(projects: readonly ProjectConfig[], url: string | undefined): ProjectConfig | null {

@@ -33,7 +33,7 @@ export class WebhookController {
   @ApiWebhookAnswers()
   @ApiNotFoundResponse({ description: 'not one of the platforms' })
   async platform(@Param('platform') platform: string, @Req() req: RawBodyRequest<FastifyRequest>, @Res() reply: FastifyReply): Promise<void> {
-    if (!isPlatform(platform)) throw new NotFoundException(`no webhook route for ${platform}; use platform-a, platform-b, platform-c or platform-d`);
+    if (!isPlatform(platform)) throw new NotFoundException(`no webhook route for ${platform}; use ${ALL_PLATFORMS.join(', ')}`);
     await this.handle(platform, req, reply);
   }
 

@@ -5,9 +5,9 @@ import { PullRequestActsService } from '../commands/pull-request-acts.service.js
 import { ConfigService } from '../config/config.service.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import type { InboundEvent, PullRequestLabeledEvent } from '../platforms/inbound-event.js';
-import { INGRESS } from '../platforms/ingress-registry.js';
+import { ingressOf } from '../platforms/ingress-registry.js';
 import { detectPlatform } from '../platforms/platform-detection.js';
-import type { Platform } from '../platforms/platform.js';
+import { ALL_PLATFORMS, type Platform } from '../platforms/platform.js';
 import { signatureAccepted } from '../platforms/webhook-signature.js';
 import { PullRequestRunsService, type PullRequestRunRequest, describeTarget } from '../runs/pull-request-runs.service.js';
 import { StoreUnavailableError } from '../store/lock.service.js';
@@ -77,9 +77,10 @@ export class WebhookService {
     const none: Logged = { platform, event: null, deliveryId: null, project: null, ticket: null, outcome: 'invalid', reason: null };
     if (platform === null) {
       return log({ ...none, reason: 'platform-undetected' },
-        answer.badRequest('cannot tell which platform sent this delivery; use /webhook/platform-a|b|c|d'));
+        answer.badRequest(`cannot tell which platform sent this delivery; use /webhook/${ALL_PLATFORMS.join('|')}`));
     }
-    const ingress = INGRESS[platform];
+    const ingress = ingressOf(platform);
+    if (ingress === null) return log({ ...none, reason: 'platform-unknown' }, answer.badRequest(`no webhook route for ${platform}`));
     const config = this.config.config;
     const unverified: Logged = { ...none, event: ingress.eventName(delivery.headers, delivery.body), deliveryId: ingress.deliveryId(delivery.headers, delivery.body) };
 

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Platform } from '../../platforms/platform.js';
+import { traitsOf } from '../../platforms/platform-traits.registry.js';
 import { LABEL_PROJECTION_OPTIONS, type LabelProjectionOptions } from './label-projection.options.js';
 import { TokenBucket } from './token-bucket.js';
 
@@ -35,7 +36,7 @@ export class HostRateLimiter {
     const id = `${platform} ${host}`;
     let bucket = this.buckets.get(id);
     if (!bucket) {
-      const limit = this.options.rateLimits[platform];
+      const limit = this.options.rateLimits[platform] ?? traitsOf(platform).writeRate;
       bucket = new TokenBucket(Math.max(1, limit.burst), limit.perMinute / 60_000);
       this.buckets.set(id, bucket);
     }

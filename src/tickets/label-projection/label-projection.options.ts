@@ -1,6 +1,6 @@
 import type { TrackerHttpOptions } from '../../platforms/http/tracker-http.js';
 import type { Platform } from '../../platforms/platform.js';
-import { PLATFORM_TRAITS } from '../../platforms/platform-traits.registry.js';
+import { registeredPlatforms } from '../../platforms/platform-registry.js';
 
 /** Injection token of the projection's tunables (tests shorten the timings). */
 export const LABEL_PROJECTION_OPTIONS = Symbol('LABEL_PROJECTION_OPTIONS');
@@ -15,15 +15,16 @@ export interface WriteRateLimit {
 
 /**
  * Per-platform write budgets, per API host, from each platform's traits (its folder says why its
- * figure). A burst beyond the budget queues instead of hitting 403/429.
+ * figure). A burst beyond the budget queues instead of hitting 403/429. A platform registered
+ * later takes its traits' budget (see HostRateLimiter).
  */
-export const TRACKER_WRITE_RATE_LIMITS: Readonly<Record<Platform, WriteRateLimit>> = Object.fromEntries(
-  Object.entries(PLATFORM_TRAITS).map(([platform, traits]) => [platform, traits.writeRate]),
-) as Record<Platform, WriteRateLimit>;
+export const TRACKER_WRITE_RATE_LIMITS: Readonly<Partial<Record<Platform, WriteRateLimit>>> = Object.fromEntries(
+  registeredPlatforms().map((descriptor) => [descriptor.id, descriptor.traits.writeRate]),
+);
 
 export interface LabelProjectionOptions {
   /** Write budgets per platform (per API host). */
-  rateLimits: Readonly<Record<Platform, WriteRateLimit>>;
+  rateLimits: Readonly<Partial<Record<Platform, WriteRateLimit>>>;
   /** Background attempts of one projection before its ticket joins the stale-labels set. */
   maxAttempts: number;
   /** First retry delay; doubles per attempt (with jitter), capped by `maxRetryDelayMs`. */

@@ -1,12 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '../../config/config.service.js';
 import type { ProjectConfig, TriggerConfig } from '../../config/service-config.js';
-import { AzureDevOpsTrackerClient } from '../../platforms/azure-devops/azure-devops-tracker.client.js';
-import { parseGitHubRepoUrl } from '../../platforms/github/github-api.js';
-import { GitHubTrackerClient } from '../../platforms/github/github-tracker.client.js';
-import { GitLabTrackerClient, parseGitLabRepoUrl } from '../../platforms/gitlab/gitlab-tracker.client.js';
-import { JiraTrackerClient } from '../../platforms/jira/jira-tracker.client.js';
-import { Platform } from '../../platforms/platform.js';
+import type { Platform } from '../../platforms/platform.js';
+import { platformOf } from '../../platforms/platform-registry.js';
 import type { TrackerHttpOptions } from '../../platforms/http/tracker-http.js';
 import { TrackerError, type TrackerClient } from '../../platforms/tracker-client.js';
 import { LABEL_PROJECTION_OPTIONS, type LabelProjectionOptions } from './label-projection.options.js';
@@ -29,10 +25,9 @@ export interface ProjectTracker {
 }
 
 /**
- * Builds the tracker client of a project from the current configuration: A/B from the project's
- * repository on the tracker's platform (`auth_secret`, `api_url`), C from `platform_c_trigger`
- * (`organization_url`, `team_project`, `credentials` PAT), D from `platform_d_trigger`
- * (`site_url`, `credentials`). Cached per project; a configuration reload drops the cache.
+ * Builds the tracker client of a project from the current configuration, through its tracker
+ * platform's descriptor (A/B from the project's repository on that platform, C/D from their
+ * trigger blocks). Cached per project; a configuration reload drops the cache.
  */
 @Injectable()
 export class ProjectTrackerFactory {
@@ -70,51 +65,20 @@ export function projectTrackerOf(project: ProjectConfig, options: LabelProjectio
 }
 
 function missingSettings(project: ProjectConfig): string | null {
-  const platform = project.tracker;
-  const trigger = project.triggers[platform];
-  switch (platform) {
-    case Platform.GitHub:
-    case Platform.GitLab: {
-      const repo = project.repos.find((r) => r.platform === platform);
-      if (!repo) return `no ${platform} repository declared for its tickets`;
-      return repo.auth_secret ? null : `repository ${repo.name} has no auth_secret`;
-    }
-    case Platform.AzureDevOps:
-      return trigger?.organization_url && trigger.team_project && trigger.credentials
-        ? null : 'platform_c_trigger needs organization_url, team_project and credentials';
-    case Platform.Jira:
-      return trigger?.site_url && trigger.credentials ? null : 'platform_d_trigger needs site_url and credentials';
-  }
+  const descriptor = platformOf(project.tracker);
+  if (!descriptor) return `${project.tracker} is not a platform the service serves`;
+  return descriptor.tracker.missingSettings(project);
 }
 
 function build(project: ProjectConfig, options: LabelProjectionOptions): ProjectTracker {
   const platform = project.tracker;
-  const trigger = project.triggers[platform] ?? null;
+  const descriptor = platformOf(platform);
+  if (!descriptor) throw new TrackerError(`project ${project.name} tracks its tickets on ${platform}, which the service does not serve`, platform, null, false);
   const http = options.http;
   const probeHttp: TrackerHttpOptions = {
     ...http, maxAttempts: 1, userAgent: RECOVERY_PROBE_USER_AGENT,
     timeoutMs: Math.min(http.timeoutMs ?? options.recoveryProbeMs, options.recoveryProbeMs),
   };
-  const clients = (make: (h: TrackerHttpOptions) => TrackerClient) => ({ client: make(http), prober: make(probeHttp) });
-  switch (platform) {
-    case Platform.GitHub:
-    case Platform.GitLab: {
-      const repo = project.repos.find((r) => r.platform === platform);
-      if (!repo) throw new TrackerError(`project ${project.name} declares no ${platform} repository for its tickets`, platform, null, false);
-      if (platform === Platform.GitHub) {
-        const api = repo.api_url ?? parseGitHubRepoUrl(repo.url).apiBase;
-        return { platform, ...clients((h) => GitHubTrackerClient.fromConfig(repo, trigger, h)), host: new URL(api).origin, trigger };
-      }
-      const api = repo.api_url ?? parseGitLabRepoUrl(repo.url).apiBase;
-      return { platform, ...clients((h) => GitLabTrackerClient.fromConfig(repo, trigger, h)), host: new URL(api).origin, trigger };
-    }
-    case Platform.AzureDevOps:
-    case Platform.Jira: {
-      if (!trigger) throw new TrackerError(`project ${project.name} has no ${platform} trigger block`, platform, null, false);
-      if (platform === Platform.AzureDevOps) {
-        return { platform, ...clients((h) => AzureDevOpsTrackerClient.fromConfig(trigger, h)), host: new URL(trigger.organization_url as string).origin, trigger };
-      }
-      return { platform, ...clients((h) => JiraTrackerClient.fromConfig(trigger, h)), host: new URL(trigger.site_url as string).origin, trigger };
-    }
-  }
+  const { client, host } = descriptor.tracker.create(project, http);
+  return { platform, client, prober: descriptor.tracker.create(project, probeHttp).client, host, trigger: project.triggers[platform] ?? null };
 }

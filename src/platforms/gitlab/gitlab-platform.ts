@@ -1,0 +1,34 @@
+import { MARKDOWN_COMMENT_MARKUP } from '../comment-markup.js';
+import { Platform } from '../platform.js';
+import type { PlatformDescriptor } from '../platform-descriptor.js';
+import { repositoryTracker } from '../tracker-parts.js';
+import { gitlabCriteria } from './gitlab-criteria.js';
+import { gitlabIngress } from './gitlab-ingress.js';
+import { GitLabMergeRequestConversationsClient } from './gitlab-merge-request-conversations.client.js';
+import { GitLabMergeRequestReviewsClient } from './gitlab-merge-request-reviews.client.js';
+import { GitLabMergeRequestsClient } from './gitlab-merge-requests.client.js';
+import { gitLabTicketUrl } from './gitlab-ticket-url.js';
+import { GitLabTrackerClient, parseGitLabRepoUrl } from './gitlab-tracker.client.js';
+import { GITLAB_TRAITS } from './gitlab-traits.js';
+import { GitLabWriteAccessClient } from './gitlab-write-access.client.js';
+
+/** Platform B: GitLab issues and merge requests. */
+export const GITLAB_PLATFORM: PlatformDescriptor = {
+  id: Platform.GitLab,
+  product: 'GitLab',
+  traits: GITLAB_TRAITS,
+  ingress: gitlabIngress,
+  commentMarkup: MARKDOWN_COMMENT_MARKUP,
+  criteria: gitlabCriteria,
+  routing: { by: 'repository-url' },
+  ticketUrl: gitLabTicketUrl,
+  tracker: repositoryTracker(Platform.GitLab, (url) => parseGitLabRepoUrl(url).apiBase, (repo, trigger, http) => GitLabTrackerClient.fromConfig(repo, trigger, http)),
+  codeHost: {
+    pullRequests: (repo, http) => GitLabMergeRequestsClient.fromConfig(repo, http),
+    reviews: (repo, http) => GitLabMergeRequestReviewsClient.fromConfig(repo, http),
+    conversations: (repo, http) => GitLabMergeRequestConversationsClient.fromConfig(repo, http),
+    writeAccess: { from: 'host', lookup: (repo, http) => GitLabWriteAccessClient.fromConfig(repo, http) },
+    // GitLab 19.3+: a reviewer's Request changes arrives as a merge-request update.
+    updatesCarryChangeRequests: true,
+  },
+};
