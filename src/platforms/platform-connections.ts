@@ -1,11 +1,8 @@
 import type { ProjectConfig, RepoConfig } from '../config/service-config.js';
-import { azureDevOpsRepositoryConnection, azureDevOpsTrackerConnection } from './azure-devops/azure-devops-connection.js';
-import { gitHubConnection } from './github/github-connection.js';
-import { gitLabConnection } from './gitlab/gitlab-connection.js';
 import type { TrackerHttpOptions } from './http/tracker-http.js';
-import { jiraConnection } from './jira/jira-connection.js';
-import { Platform } from './platform.js';
+import type { Platform } from './platform.js';
 import type { PlatformConnection, UnconfiguredConnection } from './platform-connection.js';
+import { platformOf } from './platform-registry.js';
 
 export type { PlatformConnection, UnconfiguredConnection } from './platform-connection.js';
 
@@ -15,32 +12,26 @@ export function probeHttp(timeoutMs: number): TrackerHttpOptions {
 }
 
 /**
- * A project's ticket tracker as a connection: GitHub and GitLab through the project's repository
- * on that platform (its `auth_secret`), Azure DevOps and Jira through the trigger block
- * (`organization_url` / `site_url` and `credentials`).
+ * A project's ticket tracker as a connection, through its platform's descriptor: a tracker that
+ * is the repository's issues (GitHub, GitLab) through the project's repository on that platform
+ * (its `auth_secret`), one configured in the trigger block (Azure DevOps, Jira) at its URL with
+ * `credentials`.
  */
 export function trackerConnectionOf(project: ProjectConfig, http: TrackerHttpOptions): PlatformConnection | UnconfiguredConnection {
   const platform = project.tracker;
   const trigger = project.triggers[platform];
   return guarded(() => {
-    switch (platform) {
-      case Platform.GitHub:
-      case Platform.GitLab: {
-        const repo = project.repos.find((r) => r.platform === platform);
-        if (!repo) return { unconfigured: `no ${platform} repository declared for its tickets`, target: null };
-        return repositoryConnectionOf(repo, http);
-      }
-      case Platform.AzureDevOps: {
-        const url = trigger?.organization_url ?? null;
-        if (!url || !trigger?.team_project || !trigger.credentials) return { unconfigured: 'platform_c_trigger needs organization_url, team_project and credentials', target: url };
-        return azureDevOpsTrackerConnection(url, trigger.credentials, http);
-      }
-      case Platform.Jira: {
-        const url = trigger?.site_url ?? null;
-        if (!url || !trigger?.credentials) return { unconfigured: 'platform_d_trigger needs site_url and credentials', target: url };
-        return jiraConnection(url, trigger.credentials, http);
-      }
+    const tracker = platformOf(platform)?.tracker;
+    if (!tracker) return { unconfigured: `${platform} is not a platform the service serves`, target: null };
+    if (!tracker.probe) {
+      const repo = project.repos.find((r) => r.platform === platform);
+      if (!repo) return { unconfigured: `no ${platform} repository declared for its tickets`, target: null };
+      return repositoryConnectionOf(repo, http);
     }
+    const url = trigger?.[tracker.probe.urlKey] ?? null;
+    const missing = tracker.missingSettings(project);
+    if (missing || !url || !trigger?.credentials) return { unconfigured: missing ?? 'the trigger block is incomplete', target: url };
+    return tracker.probe.connect(url, trigger.credentials, http);
   });
 }
 
@@ -48,17 +39,10 @@ export function trackerConnectionOf(project: ProjectConfig, http: TrackerHttpOpt
 export function repositoryConnectionOf(repo: RepoConfig, http: TrackerHttpOptions): PlatformConnection | UnconfiguredConnection {
   return guarded(() => {
     const secret = repo.auth_secret;
-    if (repo.platform === Platform.Jira) return { unconfigured: 'Jira hosts no code', target: repo.url };
+    const descriptor = platformOf(repo.platform);
+    if (!descriptor?.codeHost) return { unconfigured: `${descriptor?.product ?? repo.platform} hosts no code`, target: repo.url };
     if (!secret) return { unconfigured: `repository ${repo.name} has no auth_secret`, target: repo.api_url ?? repo.url };
-    const withSecret = { ...repo, auth_secret: secret };
-    switch (repo.platform) {
-      case Platform.GitHub:
-        return gitHubConnection(withSecret, http);
-      case Platform.GitLab:
-        return gitLabConnection(withSecret, http);
-      case Platform.AzureDevOps:
-        return azureDevOpsRepositoryConnection(withSecret, http);
-    }
+    return descriptor.codeHost.connection({ ...repo, auth_secret: secret }, http);
   });
 }
 
@@ -79,8 +63,8 @@ export interface CandidateConnection {
 
 export function candidateConnectionOf(candidate: CandidateConnection, http: TrackerHttpOptions): PlatformConnection | UnconfiguredConnection {
   const { kind, platform, url, api_url, token } = candidate;
-  if (kind === 'tracker' && platform === Platform.AzureDevOps) return guarded(() => azureDevOpsTrackerConnection(url, token, http));
-  if (kind === 'tracker' && platform === Platform.Jira) return guarded(() => jiraConnection(url, token, http));
+  const probe = kind === 'tracker' ? platformOf(platform)?.tracker.probe : undefined;
+  if (probe) return guarded(() => probe.connect(url, token, http));
   // A GitHub or GitLab tracker is its repository's issues: probed on the repository, as configured ones are.
   return repositoryConnectionOf({ name: 'candidate', platform, url, api_url, path_prefix: '', auth_secret: token, branch: null }, http);
 }

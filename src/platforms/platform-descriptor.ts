@@ -5,6 +5,7 @@ import type { CommentMarkup } from './comment-markup.js';
 import type { TrackerHttpOptions } from './http/tracker-http.js';
 import type { EventRoute } from './inbound-event.js';
 import type { Platform } from './platform.js';
+import type { PlatformConnection } from './platform-connection.js';
 import type { PlatformIngress } from './platform-ingress.js';
 import type { PlatformTraits } from './platform-traits.js';
 import type { PullRequestHost } from './pull-request-host.js';
@@ -50,12 +51,20 @@ export interface TrackerPart {
   missingSettings(project: ProjectConfig): string | null;
   /** The client with `http`, and the origin of its API (the write budget's key). Called once settings are complete. */
   create(project: ProjectConfig, http: TrackerHttpOptions): { client: TrackerClient; host: string };
+  /**
+   * The diagnostics' probe of a tracker configured in the trigger block: the key holding its URL
+   * and the connection at that URL with a token. Absent where the tracker is the repository's
+   * issues: the repository's code host is probed instead.
+   */
+  readonly probe?: { urlKey: 'organization_url' | 'site_url'; connect(url: string, token: string, http: TrackerHttpOptions): PlatformConnection };
 }
 
 export interface CodeHostPart {
   pullRequests(repo: RepoConfig, http?: TrackerHttpOptions): PullRequestHost;
   reviews(repo: RepoConfig, http?: TrackerHttpOptions): PullRequestReviews;
   conversations(repo: RepoConfig, http?: TrackerHttpOptions): PullRequestConversations;
+  /** The diagnostics' probe of the repository's API with its token. */
+  connection(repo: RepoConfig & { auth_secret: string }, http: TrackerHttpOptions): PlatformConnection;
   /**
    * Whether a pull-request author may command the service: decided from the payload alone
    * (GitHub's author_association), or asked of the host with the repository's token.

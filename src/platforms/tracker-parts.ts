@@ -31,16 +31,18 @@ export function repositoryTracker(
 
 /**
  * A tracker configured in the project's trigger block alone (Azure DevOps, Jira): `required`
- * names its keys, `origin` the one whose URL is the API's origin.
+ * names its keys, `origin` the one whose URL is the API's origin (and the probe's URL key).
  */
 export function triggerBlockTracker(
   platform: Platform,
   required: readonly (keyof TriggerConfig)[],
-  origin: keyof TriggerConfig,
+  origin: 'organization_url' | 'site_url',
   make: (trigger: TriggerConfig, http: TrackerHttpOptions) => TrackerClient,
   missingMessage: string,
+  probe: NonNullable<TrackerPart['probe']>,
 ): TrackerPart {
   return {
+    probe,
     missingSettings(project) {
       const trigger = project.triggers[platform];
       return trigger && required.every((key) => trigger[key]) ? null : missingMessage;

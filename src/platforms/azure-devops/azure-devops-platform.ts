@@ -1,7 +1,8 @@
-import { Platform } from '../platform.js';
 import type { PlatformDescriptor } from '../platform-descriptor.js';
+import { Platform } from '../platform.js';
 import { triggerBlockTracker } from '../tracker-parts.js';
 import { AZURE_DEVOPS_COMMENT_MARKUP } from './azure-devops-comment-markup.js';
+import { azureDevOpsRepositoryConnection, azureDevOpsTrackerConnection } from './azure-devops-connection.js';
 import { azureDevOpsCriteria } from './azure-devops-criteria.js';
 import { azureDevOpsIngress } from './azure-devops-ingress.js';
 import { AzureDevOpsPullRequestConversationsClient } from './azure-devops-pull-request-conversations.client.js';
@@ -24,10 +25,12 @@ export const AZURE_DEVOPS_PLATFORM: PlatformDescriptor = {
   ticketUrl: azureDevOpsTicketUrl,
   tracker: triggerBlockTracker(Platform.AzureDevOps, ['organization_url', 'team_project', 'credentials'], 'organization_url',
     (trigger, http) => AzureDevOpsTrackerClient.fromConfig(trigger, http),
-    'platform_c_trigger needs organization_url, team_project and credentials'),
+    'platform_c_trigger needs organization_url, team_project and credentials',
+    { urlKey: 'organization_url', connect: azureDevOpsTrackerConnection }),
   codeHost: {
     pullRequests: (repo, http) => AzureDevOpsPullRequestsClient.fromConfig(repo, http),
     reviews: (repo, http) => AzureDevOpsPullRequestReviewsClient.fromConfig(repo, http),
+    connection: (repo, http) => azureDevOpsRepositoryConnection(repo, http),
     conversations: (repo, http) => AzureDevOpsPullRequestConversationsClient.fromConfig(repo, http),
     writeAccess: { from: 'host', lookup: (repo, http) => AzureDevOpsWriteAccessClient.fromConfig(repo, http) },
     updatesCarryChangeRequests: false,

@@ -1,9 +1,10 @@
 import { MARKDOWN_COMMENT_MARKUP } from '../comment-markup.js';
-import { Platform } from '../platform.js';
 import type { PlatformDescriptor } from '../platform-descriptor.js';
+import { Platform } from '../platform.js';
 import { repositoryTracker } from '../tracker-parts.js';
 import { describeAuthor } from '../write-access-lookup.js';
 import { parseGitHubRepoUrl } from './github-api.js';
+import { gitHubConnection } from './github-connection.js';
 import { githubCriteria } from './github-criteria.js';
 import { githubIngress } from './github-ingress.js';
 import { GitHubPullRequestConversationsClient } from './github-pull-request-conversations.client.js';
@@ -28,6 +29,7 @@ export const GITHUB_PLATFORM: PlatformDescriptor = {
   codeHost: {
     pullRequests: (repo, http) => GitHubPullRequestsClient.fromConfig(repo, http),
     reviews: (repo, http) => GitHubPullRequestReviewsClient.fromConfig(repo, http),
+    connection: (repo, http) => gitHubConnection(repo, http),
     conversations: (repo, http) => GitHubPullRequestConversationsClient.fromConfig(repo, http),
     writeAccess: { from: 'payload', verdict: (association, author) => gitHubAssociationVerdict(association, describeAuthor(author)) },
     updatesCarryChangeRequests: false,

@@ -1,7 +1,8 @@
 import { MARKDOWN_COMMENT_MARKUP } from '../comment-markup.js';
-import { Platform } from '../platform.js';
 import type { PlatformDescriptor } from '../platform-descriptor.js';
+import { Platform } from '../platform.js';
 import { repositoryTracker } from '../tracker-parts.js';
+import { gitLabConnection } from './gitlab-connection.js';
 import { gitlabCriteria } from './gitlab-criteria.js';
 import { gitlabIngress } from './gitlab-ingress.js';
 import { GitLabMergeRequestConversationsClient } from './gitlab-merge-request-conversations.client.js';
@@ -26,6 +27,7 @@ export const GITLAB_PLATFORM: PlatformDescriptor = {
   codeHost: {
     pullRequests: (repo, http) => GitLabMergeRequestsClient.fromConfig(repo, http),
     reviews: (repo, http) => GitLabMergeRequestReviewsClient.fromConfig(repo, http),
+    connection: (repo, http) => gitLabConnection(repo, http),
     conversations: (repo, http) => GitLabMergeRequestConversationsClient.fromConfig(repo, http),
     writeAccess: { from: 'host', lookup: (repo, http) => GitLabWriteAccessClient.fromConfig(repo, http) },
     // GitLab 19.3+: a reviewer's Request changes arrives as a merge-request update.

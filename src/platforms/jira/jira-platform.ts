@@ -1,7 +1,8 @@
-import { Platform } from '../platform.js';
 import type { PlatformDescriptor } from '../platform-descriptor.js';
+import { Platform } from '../platform.js';
 import { triggerBlockTracker } from '../tracker-parts.js';
 import { JIRA_COMMENT_MARKUP } from './jira-comment-markup.js';
+import { jiraConnection } from './jira-connection.js';
 import { jiraCriteria } from './jira-criteria.js';
 import { jiraIngress } from './jira-ingress.js';
 import { jiraTicketUrl } from './jira-ticket-url.js';
@@ -20,6 +21,7 @@ export const JIRA_PLATFORM: PlatformDescriptor = {
   ticketUrl: jiraTicketUrl,
   tracker: triggerBlockTracker(Platform.Jira, ['site_url', 'credentials'], 'site_url',
     (trigger, http) => JiraTrackerClient.fromConfig(trigger, http),
-    'platform_d_trigger needs site_url and credentials'),
+    'platform_d_trigger needs site_url and credentials',
+    { urlKey: 'site_url', connect: jiraConnection }),
   codeHost: null,
 };
