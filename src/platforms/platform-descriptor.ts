@@ -77,4 +77,6 @@ export interface CodeHostPart {
    * the conversations API (GitLab's merge-request hook).
    */
   readonly updatesCarryChangeRequests: boolean;
+  /** What a person does on a pull request to answer a parked run (Markdown), where the service hears it. */
+  readonly answerAct: string;
 }

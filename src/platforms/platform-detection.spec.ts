@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { githubExample, loadFixture } from '../../test/fixtures/payload-fixtures.js';
-import { detectPlatform, isServiceHookEnvelope } from './platform-detection.js';
+import { isServiceHookEnvelope } from './azure-devops/azure-devops-delivery.js';
+import { detectPlatform } from './platform-detection.js';
 import { Platform } from './platform.js';
 
 describe('detectPlatform', () => {

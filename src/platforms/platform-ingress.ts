@@ -20,4 +20,10 @@ export interface PlatformIngress {
    */
   secretFor(config: ServiceConfig, body: unknown): string | null;
   verify(headers: IncomingHttpHeaders, rawBody: Buffer, secret: string | null): SignatureVerdict;
+  /**
+   * How the generic `POST /webhook` recognises this platform's deliveries: by an event header
+   * (two platforms' headers on one delivery is ambiguous), or by the body's envelope, asked only
+   * when no header matched. Absent: served only on `/webhook/<id>`.
+   */
+  readonly detection?: { by: 'event-header' | 'envelope'; matches(headers: IncomingHttpHeaders, body: unknown): boolean };
 }

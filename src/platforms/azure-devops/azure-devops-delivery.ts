@@ -17,3 +17,9 @@ export function azureDevOpsDeliveryId(body: unknown): string | null {
 /** Header a review-vote subscription adds (spec: `X-Service-Change: review-vote`). */
 export const AZURE_DEVOPS_CHANGE_HEADER = 'x-service-change';
 export const REVIEW_VOTE_CHANGE = 'review-vote';
+
+/** Azure DevOps service-hook envelope: `{ publisherId: "tfs", eventType: "workitem.updated", … }`. */
+export function isServiceHookEnvelope(body: unknown): boolean {
+  const envelope = asRecord(body);
+  return envelope !== null && text(envelope['publisherId']) !== null && text(envelope['eventType']) !== null;
+}

@@ -1,6 +1,6 @@
 import type { PlatformIngress } from '../platform-ingress.js';
 import { Platform } from '../platform.js';
-import { azureDevOpsDeliveryId, azureDevOpsEventName } from './azure-devops-delivery.js';
+import { azureDevOpsDeliveryId, azureDevOpsEventName, isServiceHookEnvelope } from './azure-devops-delivery.js';
 import { parseAzureDevOpsPayload } from './azure-devops-payload-parser.js';
 import { verifyAzureDevOpsBasicAuth } from './azure-devops-signature.js';
 
@@ -12,4 +12,5 @@ export const azureDevOpsIngress: PlatformIngress = {
   parse: parseAzureDevOpsPayload,
   secretFor: (config) => config.webhooks.platform_c_secret,
   verify: verifyAzureDevOpsBasicAuth,
+  detection: { by: 'envelope', matches: (_headers, body) => isServiceHookEnvelope(body) },
 };

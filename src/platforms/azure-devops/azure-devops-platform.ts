@@ -33,6 +33,8 @@ export const AZURE_DEVOPS_PLATFORM: PlatformDescriptor = {
     connection: (repo, http) => azureDevOpsRepositoryConnection(repo, http),
     conversations: (repo, http) => AzureDevOpsPullRequestConversationsClient.fromConfig(repo, http),
     writeAccess: { from: 'host', lookup: (repo, http) => AzureDevOpsWriteAccessClient.fromConfig(repo, http) },
+    // Azure DevOps's pull-request comments never reach the service: a change of vote does.
+    answerAct: 'vote **Wait for author** (reset your vote first if it already says so: only a change of vote is sent)',
     updatesCarryChangeRequests: false,
   },
 };

@@ -11,4 +11,5 @@ export const githubIngress: PlatformIngress = {
   parse: parseGitHubPayload,
   secretFor: (config) => config.webhooks.platform_a_secret,
   verify: verifyGitHubSignature,
+  detection: { by: 'event-header', matches: (headers) => githubEventName(headers) !== null },
 };

@@ -32,6 +32,7 @@ export const GITHUB_PLATFORM: PlatformDescriptor = {
     connection: (repo, http) => gitHubConnection(repo, http),
     conversations: (repo, http) => GitHubPullRequestConversationsClient.fromConfig(repo, http),
     writeAccess: { from: 'payload', verdict: (association, author) => gitHubAssociationVerdict(association, describeAuthor(author)) },
+    answerAct: 'comment `/sa` (instructions may follow it)',
     updatesCarryChangeRequests: false,
   },
 };

@@ -11,4 +11,5 @@ export const gitlabIngress: PlatformIngress = {
   parse: parseGitLabPayload,
   secretFor: (config) => config.webhooks.platform_b_secret,
   verify: verifyGitLabToken,
+  detection: { by: 'event-header', matches: (headers) => gitlabEventName(headers) !== null },
 };

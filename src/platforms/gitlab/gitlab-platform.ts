@@ -31,6 +31,7 @@ export const GITLAB_PLATFORM: PlatformDescriptor = {
     conversations: (repo, http) => GitLabMergeRequestConversationsClient.fromConfig(repo, http),
     writeAccess: { from: 'host', lookup: (repo, http) => GitLabWriteAccessClient.fromConfig(repo, http) },
     // GitLab 19.3+: a reviewer's Request changes arrives as a merge-request update.
+    answerAct: 'comment `/sa` (instructions may follow it)',
     updatesCarryChangeRequests: true,
   },
 };
