@@ -1,7 +1,8 @@
 // npm run bench:e2e — a whole `code` run, from a signed GitHub delivery to the pull request on the
 // GitHub stand-in, through the real server (AppModule, PostgreSQL, Redis, the job queue), on the
 // in-process backend and on the container engine (image pipeline-service-test:latest; "skipped:
-// <reason>" without an engine). The model stand-in answers instantly: one scripted edit, then
+// <reason>" without an engine). The server is the tests' PublishServer, compiled with src/ into
+// .bench-build/ by tsconfig.bench.json (the same tsc output as dist/; rebuilt when a source is newer). The model stand-in answers instantly: one scripted edit, then
 // `finish`; the repository's contexts run commands that do nothing (`true`). The repository is
 // generated once (BENCH_FILES 10,000 files of ~BENCH_FILE_BYTES 5,000 bytes, BENCH_COMMITS 2,000
 // commits) and cached in $TMPDIR/pipeline-service-bench-cache, keyed by its size.
