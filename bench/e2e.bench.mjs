@@ -38,6 +38,7 @@ const TARGET_RATIO = 1.5;
 const TARGET_MS = { 'in-process': 3_000, 'container-engine': 5_000 };
 const TOKEN = 'ghp_bench0123456789abcdef';
 const run = promisify(execFile);
+process.env.TEST_LOG_LEVEL ??= 'error'; // the servers' shutdown warnings are noise here
 
 const { startInMemoryTracing } = await importTestSupport('test/tracing/support/in-memory-tracing.js');
 const { PublishServer } = await importTestSupport('test/workspaces/support/publish-server.js');
