@@ -5,6 +5,7 @@ import type { PullRequestHost, PullRequestRef } from '../platforms/pull-request-
 import type { PullRequestReviews, PullRequestState } from '../platforms/pull-request-review.js';
 import type { PullRequestTarget } from '../runs/pipeline-request.js';
 import type { Sandbox } from '../sandbox/sandbox-backend.js';
+import { inSpan } from '../tracing/spans.js';
 import { gitCredentialFor } from './git/git-credential.js';
 import type { RepositoryWorkspaces } from './git/repository-workspaces.js';
 import type { HeadRefs } from './git/mirror-cache.js';
@@ -103,7 +104,7 @@ export class RunWorkspace implements PipelineWorkspace {
   private headsOf(source: WorkspaceSource): Promise<HeadRefs> {
     let heads = this.synced.get(source.repo.name);
     if (!heads) {
-      heads = this.deps.git.sync(source);
+      heads = inSpan('workspace.sync', { attributes: repoAttribute(source.repo) }, () => this.deps.git.sync(source));
       this.synced.set(source.repo.name, heads);
       // A failed fetch is not remembered: prepare tries again and reports what it meets.
       heads.catch(() => this.synced.delete(source.repo.name));
@@ -188,7 +189,7 @@ export class RunWorkspace implements PipelineWorkspace {
       const heads = await this.headsOf(source);
       const pull = this.pulls.get(repo.name);
       const pinned = pull ? await this.pullRequestStart(source, heads, pull) : undefined;
-      const prepared = await this.deps.git.prepare(source, sandbox, heads, pinned);
+      const prepared = await inSpan('workspace.tree', { attributes: repoAttribute(repo) }, () => this.deps.git.prepare(source, sandbox, heads, pinned));
       this.scratch.push(prepared);
       this.trees.set(sandbox, { repo, prepared, baseBranch });
       const from = prepared.resumed ? `work branch ${prepared.startBranch} (resuming the previous run's work)` : pull ? prepared.startBranch : `branch ${prepared.startBranch}`;
@@ -238,7 +239,7 @@ export class RunWorkspace implements PipelineWorkspace {
       if (!tree) continue;
       let staged: StagedChange | null;
       try {
-        staged = await this.deps.git.collect(tree.prepared, sandbox);
+        staged = await inSpan('workspace.collect', { attributes: repoAttribute(tree.repo) }, () => this.deps.git.collect(tree.prepared, sandbox));
       } catch (error) {
         refusals.push(describeRepositoryFailure(tree.repo.name, 'reading the changed tree', error));
         continue;
@@ -248,10 +249,11 @@ export class RunWorkspace implements PipelineWorkspace {
         continue;
       }
       this.scratch.push(staged);
-      const findings = [
-        ...scanPathsForSecrets(staged.files.filter((f) => f.status !== 'deleted').map((f) => f.path), this.deps.secrets),
-        ...await scanForSecrets(staged.addedLines(), this.deps.secrets),
-      ];
+      const change = staged;
+      const findings = await inSpan('workspace.secret_scan', { attributes: repoAttribute(tree.repo) }, async () => [
+        ...scanPathsForSecrets(change.files.filter((f) => f.status !== 'deleted').map((f) => f.path), this.deps.secrets),
+        ...await scanForSecrets(change.addedLines(), this.deps.secrets),
+      ]);
       if (findings.length > 0) {
         const text = `repository ${tree.repo.name}: push refused: the change adds what looks like a secret in ${describeFindings(findings)}; remove it from the change (and rotate it if it is real), then run again`;
         this.run.events.emit(RunEventKind.Publish, sandbox.name, text);
@@ -304,8 +306,8 @@ export class RunWorkspace implements PipelineWorkspace {
     for (const change of changes) {
       const name = change.tree.repo.name;
       try {
-        const sha = await this.commitAs(change.staged, commitMessage(facts));
-        await this.deps.git.push(change.staged);
+        const sha = await inSpan('workspace.commit', { attributes: repoAttribute(change.tree.repo) }, () => this.commitAs(change.staged, commitMessage(facts)));
+        await inSpan('workspace.push', { attributes: repoAttribute(change.tree.repo) }, () => this.deps.git.push(change.staged));
         this.run.events.emit(RunEventKind.Publish, name, `${name}: ${sha.slice(0, 12)} pushed to ${this.workBranch}`);
         pushed.push(change);
       } catch (error) {
@@ -315,7 +317,7 @@ export class RunWorkspace implements PipelineWorkspace {
     const opened: { tree: Tree; pr: PullRequestRef }[] = [];
     for (const change of pushed) {
       try {
-        opened.push({ tree: change.tree, pr: await this.openPullRequest(change.tree, facts, summary) });
+        opened.push({ tree: change.tree, pr: await inSpan('workspace.pull_request', { attributes: repoAttribute(change.tree.repo) }, () => this.openPullRequest(change.tree, facts, summary)) });
       } catch (error) {
         problems.push(describeRepositoryFailure(change.tree.repo.name, 'opening the pull request', error));
       }
@@ -389,6 +391,11 @@ export class RunWorkspace implements PipelineWorkspace {
   private facts(ticket: { title: string | null; url: string | null } | null): RunFacts {
     return { runId: this.run.runId, pipeline: this.run.pipeline, ticket: this.run.ticket ?? '', title: ticket?.title ?? null, ticketUrl: ticket?.url ?? null };
   }
+}
+
+/** The repository's configured name: an identifier, like the other span attributes. */
+function repoAttribute(repo: RepoConfig): { 'pipeline_service.repo': string } {
+  return { 'pipeline_service.repo': repo.name };
 }
 
 function joinErrors(first: string | null, more: readonly string[]): string {

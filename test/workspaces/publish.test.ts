@@ -116,6 +116,46 @@ describe('RepositoryWorkspaces collect, commit and push against git http-backend
     expect(branchTip(fx.bare, 'service/42')).toBeNull();
   });
 
+  it('writes only the changed files into the scratch tree, and stages the same change as a whole tree would', async () => {
+    const sandbox = await fx.sandbox();
+    const prepared = await fx.workspaces.prepare(fx.source('43'), sandbox);
+    writeFileSync(join(sandbox.dir, 'src/app.js'), 'console.log("changed");\n');
+    writeFileSync(join(sandbox.dir, 'added.txt'), 'new\n');
+    rmSync(join(sandbox.dir, 'src/old.js'));
+    chmodSync(join(sandbox.dir, 'README.md'), 0o755);
+    mkdirSync(join(sandbox.dir, 'node_modules'));
+    writeFileSync(join(sandbox.dir, 'node_modules/ignored.js'), 'x\n');
+    const change = await fx.workspaces.collect(prepared, sandbox);
+    expect(change?.files).toEqual([
+      { path: 'README.md', status: 'modified' },
+      { path: 'added.txt', status: 'added' },
+      { path: 'src/app.js', status: 'modified' },
+      { path: 'src/old.js', status: 'deleted' },
+    ]);
+    const [scratch] = readdirSync(join(fx.dataDir, 'workspaces'));
+    const written = readdirSync(join(fx.dataDir, 'workspaces', scratch!, 'tree'), { recursive: true }).map(String).sort();
+    // tool.sh is unchanged: never written; .gitignore always is (staging reads it).
+    expect(written).not.toContain('tool.sh');
+    expect(written).toEqual(expect.arrayContaining(['.gitignore', 'README.md', 'added.txt', 'src/app.js']));
+    const sha = await fx.workspaces.commit(change!, { message: 'ours', ...AUTHOR });
+    await fx.workspaces.push(change!);
+    expect(branchTip(fx.bare, 'service/43')).toBe(sha);
+    expect(treeOf(fx.bare, 'service/43').get('README.md')).toBe('100755 blob');
+    expect(fileAt(fx.bare, 'service/43', 'tool.sh')).toBe('#!/bin/sh\n');
+    expect(fileAt(fx.bare, 'service/43', 'src/app.js')).toBe('console.log("changed");\n');
+    expect([...treeOf(fx.bare, 'service/43').keys()].sort()).toEqual(['.gitignore', 'README.md', 'added.txt', 'src/app.js', 'tool.sh']);
+    await fx.workspaces.release(change!);
+  });
+
+  it('writes the whole tree when it has a .gitattributes, with the same outcome', async () => {
+    commitFiles(fx.bare, 'main', { '.gitattributes': '*.js text\n' }, 'attributes');
+    const { change } = await run((dir) => writeFileSync(join(dir, 'src/app.js'), 'console.log("attributed");\n'), '44');
+    expect(change?.files).toEqual([{ path: 'src/app.js', status: 'modified' }]);
+    const [scratch] = readdirSync(join(fx.dataDir, 'workspaces'));
+    expect(readdirSync(join(fx.dataDir, 'workspaces', scratch!, 'tree'), { recursive: true }).map(String)).toContain('tool.sh');
+    await fx.workspaces.release(change!);
+  });
+
   it('answers null for an unchanged tree and leaves no scratch repository behind', async () => {
     const { change } = await run(() => undefined);
     expect(change).toBeNull();

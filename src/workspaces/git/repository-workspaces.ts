@@ -189,7 +189,7 @@ export class RepositoryWorkspaces {
     let files: ChangedFile[];
     try {
       await scratch.create(this.mirrors.pathFor(repo), prepared.commit);
-      await scratch.unpack(await sandbox.getArchive());
+      await scratch.unpack(() => sandbox.getArchive(), prepared.commit);
       files = await scratch.stage(prepared.commit);
     } catch (error) {
       await this.removeScratch(prepared, scratch);

@@ -1,11 +1,12 @@
+import { createHash } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import type { Readable } from 'node:stream';
 import { addedLinesOf, type FileAdditions } from './added-lines.js';
 import { type GitCli, GitCommandFailure, type GitRunOptions } from './git-command.js';
 import type { GitCredential } from './git-credential.js';
 import { workspaceErrorFrom } from './git-failure.js';
-import { unpackTree, UnsafeArchiveError } from './tree-unpacker.js';
+import { type UnpackOptions, unpackTree, UnsafeArchiveError, WholeTreeNeededError } from './tree-unpacker.js';
 import { WorkspaceError, WorkspaceErrorKind } from './workspace-error.js';
 import type { ChangedFile, ChangedFileStatus, CommitDetails, StagedFile } from './workspace-types.js';
 
@@ -21,11 +22,20 @@ export interface ScratchOptions {
   networkTimeoutMs: number;
 }
 
+/** A file of the prepared commit, as `git ls-tree` lists it. */
+interface BaseFile {
+  mode: string;
+  sha: string;
+}
+
 /**
  * A throw-away repository for one collect: its own git directory (borrowing every object of the
  * mirror through alternates, so nothing is copied), an index at the prepared commit, and a working
  * tree holding the sandbox's files. Nothing is checked out: the index is read from the commit and
- * `git add -A` compares the sandbox's files with it.
+ * `git add -A` compares the sandbox's files with it. A file the sandbox sends back exactly as the
+ * commit holds it (same mode, same blob) is not written at all: its index entry is marked
+ * skip-worktree, which git reads as "up to date", so only the changed files reach the disk and
+ * git hashes only them.
  */
 export class ScratchRepository {
   private readonly gitDir: string;
@@ -45,10 +55,46 @@ export class ScratchRepository {
     await this.git('reading the prepared commit', ['read-tree', commit]);
   }
 
-  /** The sandbox's tree into the working tree (`.git` entries skipped, escapes refused). */
-  async unpack(archive: Readable): Promise<void> {
+  /**
+   * The sandbox's tree (`open` answers it; asked again when the tree must be written whole) into
+   * the working tree, `.git` entries skipped, escapes refused; files `base` holds as they are stay
+   * unwritten. The whole tree is written when `base` has a submodule, or the tree a
+   * `.gitattributes` (filters and line endings make a file's bytes differ from its blob) or a hard
+   * link to an unwritten file.
+   */
+  async unpack(open: () => Promise<Readable>, base: string): Promise<void> {
+    const known = await this.baseFiles(base);
+    if (known) {
+      try {
+        const { kept } = await this.unpackChecked(await open(), { unchanged: (path, mode, content) => sameAsBase(known.get(path), path, mode, content) });
+        if (kept.size > 0) await this.git('marking the unchanged files', ['update-index', '--skip-worktree', '-z', '--stdin'], { input: [...kept].join('\0') + '\0' });
+        return;
+      } catch (error) {
+        if (!(error instanceof WholeTreeNeededError)) throw error;
+        await rm(this.workTree, { recursive: true, force: true });
+        await mkdir(this.workTree, { recursive: true });
+      }
+    }
+    await this.unpackChecked(await open());
+  }
+
+  /** The files of `base` by path; null when it has a submodule (its tree entry is no file to compare). */
+  private async baseFiles(base: string): Promise<Map<string, BaseFile> | null> {
+    const listing = await this.git('listing the prepared commit', ['ls-tree', '-r', '-z', '--full-tree', base]);
+    const files = new Map<string, BaseFile>();
+    for (const record of listing.split('\0')) {
+      if (!record) continue;
+      const tab = record.indexOf('\t');
+      const [mode, type, sha] = record.slice(0, tab).split(' ');
+      if (type !== 'blob' || !mode || !sha) return null;
+      files.set(record.slice(tab + 1), { mode, sha });
+    }
+    return files;
+  }
+
+  private async unpackChecked(archive: Readable, options?: UnpackOptions): Promise<{ kept: Set<string> }> {
     try {
-      await unpackTree(archive, this.workTree);
+      return await unpackTree(archive, this.workTree, options);
     } catch (error) {
       if (error instanceof UnsafeArchiveError) {
         throw new WorkspaceError(WorkspaceErrorKind.Failed, `repository ${this.options.repository}: the sandbox's tree was refused: ${error.message}`);
@@ -178,4 +224,16 @@ export class ScratchRepository {
       throw error;
     }
   }
+}
+
+/**
+ * Whether a file the sandbox sent is exactly the base's: same mode and the same blob id (git's
+ * object hash of the bytes). `.gitignore` files are always written: staging reads them from disk.
+ */
+function sameAsBase(file: BaseFile | undefined, path: string, mode: string, content: Buffer): boolean {
+  if (!file || file.mode !== mode || posix.basename(path) === '.gitignore') return false;
+  const hash = createHash(file.sha.length === 64 ? 'sha256' : 'sha1');
+  hash.update(`blob ${content.length}\0`);
+  hash.update(content);
+  return hash.digest('hex') === file.sha;
 }

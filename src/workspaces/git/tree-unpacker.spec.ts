@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import tar from 'tar-stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { unpackTree, UnsafeArchiveError } from './tree-unpacker.js';
+import { unpackTree, UnsafeArchiveError, WholeTreeNeededError } from './tree-unpacker.js';
 
 type Entry = { name: string; content?: string; type?: 'file' | 'symlink' | 'directory' | 'link'; linkname?: string; mode?: number };
 
@@ -89,5 +89,46 @@ describe('unpackTree', () => {
 describe('unpackTree: a stream with no bytes at all', () => {
   it('is refused rather than read as an empty tree (which would stage deleting every file)', async () => {
     await expect(unpackTree(Readable.from([]), mkdtempSync(join(tmpdir(), 'unpack-tree-empty-')))).rejects.toBeInstanceOf(UnsafeArchiveError);
+  });
+
+  describe('with `unchanged`', () => {
+    const same = (path: string) => path.startsWith('same/');
+    let root: string;
+    beforeEach(() => {
+      root = mkdtempSync(join(tmpdir(), 'unpack-kept-'));
+    });
+    afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+    it('leaves the files it names unwritten and lists them as kept; the others are written', async () => {
+      const asked: string[] = [];
+      const result = await unpackTree(archive([
+        { name: 'same/a.txt', content: 'a' },
+        { name: 'same/run.sh', content: '#!/bin/sh', mode: 0o755 },
+        { name: 'new.txt', content: 'n' },
+      ]), root, { unchanged: (path, mode) => (asked.push(`${path} ${mode}`), same(path)) });
+      expect(asked).toEqual(['same/a.txt 100644', 'same/run.sh 100755', 'new.txt 100644']);
+      expect([...result.kept].sort()).toEqual(['same/a.txt', 'same/run.sh']);
+      expect(existsSync(join(root, 'same/a.txt'))).toBe(false);
+      expect(readFileSync(join(root, 'new.txt'), 'utf8')).toBe('n');
+    });
+
+    it('treats a kept file as a file: nothing may go below it, and a later entry at its path replaces it', async () => {
+      await expect(unpackTree(archive([{ name: 'same/x', content: 'x' }, { name: 'same/x/y', content: 'y' }]), root, { unchanged: (p) => same(p) && p === 'same/x' }))
+        .rejects.toBeInstanceOf(UnsafeArchiveError);
+      rmSync(root, { recursive: true, force: true });
+      mkdirSync(root);
+      const result = await unpackTree(archive([{ name: 'same/x', content: 'x' }, { name: 'same/x', type: 'symlink', linkname: 'elsewhere' }]), root, { unchanged: same });
+      expect(result.kept.size).toBe(0);
+      expect(readlinkSync(join(root, 'same/x'))).toBe('elsewhere');
+    });
+
+    it('asks for the whole tree when a hard link points at a kept file or a .gitattributes arrives', async () => {
+      await expect(unpackTree(archive([{ name: 'same/a', content: 'a' }, { name: 'copy', type: 'link', linkname: 'same/a' }]), root, { unchanged: same }))
+        .rejects.toBeInstanceOf(WholeTreeNeededError);
+      rmSync(root, { recursive: true, force: true });
+      mkdirSync(root);
+      await expect(unpackTree(archive([{ name: 'same/a', content: 'a' }, { name: 'sub/.gitattributes', content: '* text' }]), root, { unchanged: same }))
+        .rejects.toBeInstanceOf(WholeTreeNeededError);
+    });
   });
 });

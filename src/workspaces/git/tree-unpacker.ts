@@ -19,6 +19,26 @@ export class UnsafeArchiveError extends Error {
 export interface UnpackResult {
   /** Entries left out because a path component is `.git` (any case). */
   skippedGitEntries: number;
+  /** Files of the tree not written because `unchanged` said the base already holds them as they are. */
+  kept: Set<string>;
+}
+
+export interface UnpackOptions {
+  /**
+   * Asked for each small regular file with its mode (`100644` or `100755`) and bytes: true leaves
+   * it unwritten (listed in `kept`), because the caller already holds exactly that file. A
+   * thousand-file tree with a one-line change then costs hashing, not a thousand writes.
+   */
+  unchanged?: (path: string, mode: string, content: Buffer) => boolean;
+}
+
+/**
+ * Thrown when a tree unpacked with `unchanged` turns out to need every file on disk (a hard link
+ * to a kept file, or a `.gitattributes`, which changes how each file is read); unpack it again
+ * without `unchanged`.
+ */
+export class WholeTreeNeededError extends Error {
+  override readonly name = 'WholeTreeNeededError';
 }
 
 /**
@@ -33,10 +53,10 @@ export interface UnpackResult {
  * Written here rather than shared with the sandbox backends because of the `.git` rule, which
  * is the workspace's concern.
  */
-export async function unpackTree(archive: Readable, root: string): Promise<UnpackResult> {
+export async function unpackTree(archive: Readable, root: string, options: UnpackOptions = {}): Promise<UnpackResult> {
   const extract = tar.extract();
-  const result: UnpackResult = { skippedGitEntries: 0 };
-  const state: UnpackState = { root, directories: new Set(['']), written: new Set(), writes: new Map(), failure: null };
+  const state: UnpackState = { root, directories: new Set(['']), written: new Set(), kept: new Set(), unchanged: options.unchanged ?? null, writes: new Map(), failure: null };
+  const result: UnpackResult = { skippedGitEntries: 0, kept: state.kept };
   const counter = byteCounter();
   const feeding = pipeline(archive, counter.stream, extract);
   try {
@@ -68,6 +88,9 @@ interface UnpackState {
   directories: Set<string>;
   /** Paths this unpack created (anything else under the empty root does not exist). */
   written: Set<string>;
+  /** Files of the tree left unwritten (`UnpackOptions.unchanged`): they exist for the archive, not on disk. */
+  kept: Set<string>;
+  unchanged: UnpackOptions['unchanged'] | null;
   /** Small files being written, by path. */
   writes: Map<string, Promise<void>>;
   failure: unknown;
@@ -81,6 +104,7 @@ async function unpackEntry(state: UnpackState, entry: Entry, path: string): Prom
   const type = header.type ?? 'file';
   // Anything but a file at a new path waits for the writes in flight: it may replace or read one.
   if ((type !== 'file' && type !== 'contiguous-file') || state.written.has(path)) await settle(state);
+  if (state.unchanged && posix.basename(path) === '.gitattributes') throw new WholeTreeNeededError(`${path} decides how files are read`);
   await ensureDirectory(state, parentOf(path));
   const target = join(state.root, path);
   switch (type) {
@@ -99,7 +123,13 @@ async function unpackEntry(state: UnpackState, entry: Entry, path: string): Prom
       }
       const chunks: Buffer[] = [];
       for await (const chunk of entry) chunks.push(chunk as Buffer);
-      const write = writeFile(target, Buffer.concat(chunks), { flag: 'wx', mode })
+      const content = Buffer.concat(chunks);
+      if (state.unchanged?.(path, mode & 0o111 ? '100755' : '100644', content)) {
+        state.written.delete(path);
+        state.kept.add(path);
+        return;
+      }
+      const write = writeFile(target, content, { flag: 'wx', mode })
         .catch((error: unknown) => void (state.failure ??= error))
         .finally(() => state.writes.delete(path));
       state.writes.set(path, write);
@@ -116,6 +146,7 @@ async function unpackEntry(state: UnpackState, entry: Entry, path: string): Prom
     case 'link': {
       const source = relativePath(header.linkname ?? '');
       if (source === null || isGitPath(source)) throw new UnsafeArchiveError(`hard link ${path} points outside the tree`);
+      if (state.kept.has(source)) throw new WholeTreeNeededError(`hard link ${path} points at a file left unwritten`);
       // Only a regular file unpacked before: copying through a link would read the server's files.
       const stats = state.directories.has(parentOf(source)) ? await lstat(join(state.root, source)).catch(() => null) : null;
       if (!stats?.isFile()) throw new UnsafeArchiveError(`hard link ${path} does not point at a file unpacked before`);
@@ -155,6 +186,8 @@ function relativePath(name: string): string | null {
 /** Makes `dir` (relative) a real directory, refusing to go through a symbolic link or a file. */
 async function ensureDirectory(state: UnpackState, dir: string): Promise<void> {
   if (state.directories.has(dir)) return;
+  // A kept file is a file, as if written: nothing may go below it.
+  if (state.kept.has(dir)) throw new UnsafeArchiveError(`entry below a file in archive: ${dir}`);
   await ensureDirectory(state, parentOf(dir));
   const full = join(state.root, dir);
   const stats = state.written.has(dir) ? await lstat(full).catch(() => null) : null;
@@ -167,9 +200,11 @@ async function ensureDirectory(state: UnpackState, dir: string): Promise<void> {
 
 /** Removes what an earlier entry put at `path` (a later entry replaces it), forgetting directories under it. */
 async function clear(state: UnpackState, path: string): Promise<void> {
+  state.kept.delete(path);
   if (!state.written.has(path)) return;
   for (const dir of state.directories) if (dir === path || dir.startsWith(`${path}/`)) state.directories.delete(dir);
   for (const written of state.written) if (written === path || written.startsWith(`${path}/`)) state.written.delete(written);
+  for (const kept of state.kept) if (kept.startsWith(`${path}/`)) state.kept.delete(kept);
   await rm(join(state.root, path), { recursive: true, force: true });
 }
 
