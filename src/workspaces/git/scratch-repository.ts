@@ -105,7 +105,9 @@ export class ScratchRepository {
 
   /** Stages everything (deletions too, .gitignore honoured) and lists what differs from `base`. */
   async stage(base: string): Promise<ChangedFile[]> {
-    await this.git('staging the changes', ['add', '--all', '--', '.']);
+    // No pathspec: `-- .` matching only skip-worktree entries (a sandbox that changed nothing)
+    // makes git refuse them as "outside the sparse-checkout"; the whole tree is the same scope.
+    await this.git('staging the changes', ['add', '--all']);
     const out = await this.git('listing the changes', ['diff', '--cached', '--name-status', '--no-renames', '-z', base]);
     const fields = out.split('\0');
     const files: ChangedFile[] = [];
