@@ -31,18 +31,19 @@ export function repositoryTracker(
 
 /**
  * A tracker configured in the project's trigger block alone (Azure DevOps, Jira): `required`
- * names its keys, `origin` the one whose URL is the API's origin (and the probe's URL key).
+ * names its keys, `urlKey` the one holding its URL (the API's origin, and where the diagnostics'
+ * probe `connect`s with the block's `credentials`).
  */
 export function triggerBlockTracker(
   platform: Platform,
   required: readonly (keyof TriggerConfig)[],
-  origin: 'organization_url' | 'site_url',
+  urlKey: 'organization_url' | 'site_url',
   make: (trigger: TriggerConfig, http: TrackerHttpOptions) => TrackerClient,
   missingMessage: string,
-  probe: NonNullable<TrackerPart['probe']>,
+  connect: NonNullable<TrackerPart['probe']>['connect'],
 ): TrackerPart {
   return {
-    probe,
+    probe: { urlKey, connect },
     missingSettings(project) {
       const trigger = project.triggers[platform];
       return trigger && required.every((key) => trigger[key]) ? null : missingMessage;
@@ -50,7 +51,7 @@ export function triggerBlockTracker(
     create(project, http) {
       const trigger = project.triggers[platform];
       if (!trigger) throw new TrackerError(`project ${project.name} has no ${platform} trigger block`, platform, null, false);
-      return { client: make(trigger, http), host: new URL(trigger[origin] as string).origin };
+      return { client: make(trigger, http), host: new URL(trigger[urlKey] as string).origin };
     },
   };
 }

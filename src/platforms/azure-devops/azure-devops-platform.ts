@@ -26,7 +26,7 @@ export const AZURE_DEVOPS_PLATFORM: PlatformDescriptor = {
   tracker: triggerBlockTracker(Platform.AzureDevOps, ['organization_url', 'team_project', 'credentials'], 'organization_url',
     (trigger, http) => AzureDevOpsTrackerClient.fromConfig(trigger, http),
     'platform_c_trigger needs organization_url, team_project and credentials',
-    { urlKey: 'organization_url', connect: azureDevOpsTrackerConnection }),
+    azureDevOpsTrackerConnection),
   codeHost: {
     pullRequests: (repo, http) => AzureDevOpsPullRequestsClient.fromConfig(repo, http),
     reviews: (repo, http) => AzureDevOpsPullRequestReviewsClient.fromConfig(repo, http),

@@ -1,3 +1,4 @@
+import { COMMAND_COMMENT_ANSWER_ACT } from '../answer-acts.js';
 import { MARKDOWN_COMMENT_MARKUP } from '../comment-markup.js';
 import type { PlatformDescriptor } from '../platform-descriptor.js';
 import { Platform } from '../platform.js';
@@ -32,7 +33,7 @@ export const GITHUB_PLATFORM: PlatformDescriptor = {
     connection: (repo, http) => gitHubConnection(repo, http),
     conversations: (repo, http) => GitHubPullRequestConversationsClient.fromConfig(repo, http),
     writeAccess: { from: 'payload', verdict: (association, author) => gitHubAssociationVerdict(association, describeAuthor(author)) },
-    answerAct: 'comment `/sa` (instructions may follow it)',
+    answerAct: COMMAND_COMMENT_ANSWER_ACT,
     updatesCarryChangeRequests: false,
   },
 };

@@ -1,3 +1,4 @@
+import { COMMAND_COMMENT_ANSWER_ACT } from '../answer-acts.js';
 import { MARKDOWN_COMMENT_MARKUP } from '../comment-markup.js';
 import type { PlatformDescriptor } from '../platform-descriptor.js';
 import { Platform } from '../platform.js';
@@ -30,8 +31,8 @@ export const GITLAB_PLATFORM: PlatformDescriptor = {
     connection: (repo, http) => gitLabConnection(repo, http),
     conversations: (repo, http) => GitLabMergeRequestConversationsClient.fromConfig(repo, http),
     writeAccess: { from: 'host', lookup: (repo, http) => GitLabWriteAccessClient.fromConfig(repo, http) },
+    answerAct: COMMAND_COMMENT_ANSWER_ACT,
     // GitLab 19.3+: a reviewer's Request changes arrives as a merge-request update.
-    answerAct: 'comment `/sa` (instructions may follow it)',
     updatesCarryChangeRequests: true,
   },
 };

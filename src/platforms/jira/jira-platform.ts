@@ -22,6 +22,6 @@ export const JIRA_PLATFORM: PlatformDescriptor = {
   tracker: triggerBlockTracker(Platform.Jira, ['site_url', 'credentials'], 'site_url',
     (trigger, http) => JiraTrackerClient.fromConfig(trigger, http),
     'platform_d_trigger needs site_url and credentials',
-    { urlKey: 'site_url', connect: jiraConnection }),
+    jiraConnection),
   codeHost: null,
 };

@@ -1,6 +1,5 @@
 import type { TrackerHttpOptions } from '../../platforms/http/tracker-http.js';
 import type { Platform } from '../../platforms/platform.js';
-import { registeredPlatforms } from '../../platforms/platform-registry.js';
 
 /** Injection token of the projection's tunables (tests shorten the timings). */
 export const LABEL_PROJECTION_OPTIONS = Symbol('LABEL_PROJECTION_OPTIONS');
@@ -13,17 +12,12 @@ export interface WriteRateLimit {
   burst: number;
 }
 
-/**
- * Per-platform write budgets, per API host, from each platform's traits (its folder says why its
- * figure). A burst beyond the budget queues instead of hitting 403/429. A platform registered
- * later takes its traits' budget (see HostRateLimiter).
- */
-export const TRACKER_WRITE_RATE_LIMITS: Readonly<Partial<Record<Platform, WriteRateLimit>>> = Object.fromEntries(
-  registeredPlatforms().map((descriptor) => [descriptor.id, descriptor.traits.writeRate]),
-);
-
 export interface LabelProjectionOptions {
-  /** Write budgets per platform (per API host). */
+  /**
+   * Write budgets per platform (per API host) that replace the platform's own: a platform left
+   * out takes its traits' `writeRate` (its folder says why its figure). A burst beyond the budget
+   * queues instead of hitting 403/429.
+   */
   rateLimits: Readonly<Partial<Record<Platform, WriteRateLimit>>>;
   /** Background attempts of one projection before its ticket joins the stale-labels set. */
   maxAttempts: number;
@@ -54,7 +48,7 @@ export interface LabelProjectionOptions {
 }
 
 export const DEFAULT_LABEL_PROJECTION_OPTIONS: LabelProjectionOptions = {
-  rateLimits: TRACKER_WRITE_RATE_LIMITS,
+  rateLimits: {},
   maxAttempts: 6,
   retryBaseMs: 2_000,
   maxRetryDelayMs: 5 * 60_000,

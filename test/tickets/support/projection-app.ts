@@ -12,7 +12,6 @@ import { LabelProjectionModule } from '../../../src/tickets/label-projection/lab
 import {
   DEFAULT_LABEL_PROJECTION_OPTIONS,
   type LabelProjectionOptions,
-  TRACKER_WRITE_RATE_LIMITS,
 } from '../../../src/tickets/label-projection/label-projection.options.js';
 import { LabelProjectionService } from '../../../src/tickets/label-projection/label-projection.service.js';
 import type { TicketKey } from '../../../src/tickets/ticket-key.js';
@@ -29,7 +28,7 @@ export const FAST_OPTIONS: Partial<LabelProjectionOptions> = {
   preconditionRetries: 5,
   labelLockMs: 10_000,
   commentMaxChars: DEFAULT_LABEL_PROJECTION_OPTIONS.commentMaxChars,
-  rateLimits: Object.fromEntries(Object.values(Platform).map((p) => [p, { perMinute: 6_000, burst: 50 }])) as typeof TRACKER_WRITE_RATE_LIMITS,
+  rateLimits: Object.fromEntries(Object.values(Platform).map((p) => [p, { perMinute: 6_000, burst: 50 }])) as LabelProjectionOptions['rateLimits'],
   http: { maxAttempts: 2, baseBackoffMs: 20, maxRetryWaitMs: 200, timeoutMs: 2_000 },
 };
 
