@@ -112,6 +112,11 @@ describe.skipIf(browserUnavailable)(`the Design page${browserUnavailable ? ` (sk
     await p.page.getByRole('list', { name: 'Drafts' }).getByText(/^Filed as/).first().waitFor({ timeout: UI_TIMEOUT_MS });
     await expect(p.page.getByRole('checkbox', { name: /^Choose/ }).count()).resolves.toBe(0);
     await inspectPage(p, 'dialog-filed');
+    // A phone-width window: the conversation list, the messages and the drafts stack in one column.
+    await p.page.setViewportSize({ width: 390, height: 844 });
+    await p.page.getByRole('heading', { name: 'Drafts' }).waitFor({ timeout: UI_TIMEOUT_MS });
+    await inspectPage(p, 'dialog-narrow');
+    await p.page.setViewportSize({ width: 1280, height: 800 });
 
     // A designer: no Start work, and only their own conversations.
     model.script({ match: 'ROUND-DS', turns: [{ toolCalls: drafts('ROUND-DS', 1) }, { text: 'One ticket.' }] });
