@@ -61,9 +61,15 @@ describe('polling GitHub issues', () => {
     await bench.settledRuns('104', 1);
     await bench.cycles(app, 3);
     expect(await bench.runs('104')).toHaveLength(1);
-    const log = await bench.triggerLog('104', 2);
-    expect(log.map((r) => r.source).sort()).toEqual(['poll', 'webhook']);
-    expect(log.map((r) => r.outcome).sort()).toEqual(['AlreadyClaimed', 'Claimed']);
+    // Two interleavings are both right: the poll reaches the claim and loses it (its row says
+    // AlreadyClaimed), or it reads the ticket's record after the webhook's claim committed and
+    // leaves a live run alone without a row. Either way exactly one source claimed it.
+    const log = await bench.triggerLog('104', 1);
+    expect(log.filter((r) => r.outcome === 'Claimed')).toHaveLength(1);
+    expect(log.filter((r) => r.outcome !== 'Claimed').map((r) => r.outcome)).toEqual(log.length === 2 ? ['AlreadyClaimed'] : []);
+    expect(log.length).toBeLessThanOrEqual(2);
+    expect(log.map((r) => r.source)).toContain('webhook');
+    if (log.length === 2) expect(log.map((r) => r.source).sort()).toEqual(['poll', 'webhook']);
   }, 40_000);
 
   it('a tracker outage degrades the poller and names the project, and it recovers when the tracker answers', async () => {
