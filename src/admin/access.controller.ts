@@ -1,9 +1,5 @@
 import { isChatPrincipal } from '../access/chat-principals.js';
 import { BadRequestException, Body, Controller, Delete, Get, HttpCode, Param, Put, Query, UseFilters, UsePipes } from '@nestjs/common';
-import {
-  ApiBadRequestResponse, ApiConflictResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags,
-  ApiUnprocessableEntityResponse,
-} from '@nestjs/swagger';
 import type { AccessChange } from '../access/access-change.js';
 import { AccessReader } from '../access/access-reader.service.js';
 import { AccessWriter } from '../access/access-writer.service.js';
@@ -12,6 +8,10 @@ import { Permission } from '../auth/permission.js';
 import { attributionOf } from '../auth/principal.js';
 import { CurrentAuth, type RequestAuth } from '../auth/request-auth.js';
 import { RequirePermissions } from '../auth/require-permissions.decorator.js';
+import {
+  ApiBadRequestResponse, ApiConflictResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags,
+  ApiUnprocessableEntityResponse,
+} from '../common/api-docs.js';
 import { ErrorBodyDto } from '../common/dto/error-body.dto.js';
 import { requestValidation } from '../common/request-validation.js';
 import { ApiErrorFilter } from '../dashboard/api-error.filter.js';

@@ -1,13 +1,13 @@
 import { Controller, Get, Param, Post, Query, UseFilters, UsePipes } from '@nestjs/common';
-import {
-  ApiBadRequestResponse, ApiConflictResponse, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags,
-  ApiUnprocessableEntityResponse,
-} from '@nestjs/swagger';
 import { Permission } from '../auth/permission.js';
 import { attributionOf } from '../auth/principal.js';
 import { CurrentAuth, type RequestAuth } from '../auth/request-auth.js';
 import { RequirePermissions } from '../auth/require-permissions.decorator.js';
 import { ConfigChangesService } from '../changes/config-changes.service.js';
+import {
+  ApiBadRequestResponse, ApiConflictResponse, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags,
+  ApiUnprocessableEntityResponse,
+} from '../common/api-docs.js';
 import { ErrorBodyDto } from '../common/dto/error-body.dto.js';
 import { requestValidation } from '../common/request-validation.js';
 import { ApiErrorFilter } from '../dashboard/api-error.filter.js';

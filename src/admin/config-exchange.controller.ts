@@ -2,15 +2,15 @@ import {
   Body, Controller, Get, HttpCode, PayloadTooLargeException, Post, type RawBodyRequest, Req, Res, UnprocessableEntityException, UnsupportedMediaTypeException,
   UseFilters,
 } from '@nestjs/common';
-import {
-  ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiPayloadTooLargeResponse, ApiServiceUnavailableResponse, ApiTags,
-  ApiUnprocessableEntityResponse, ApiUnsupportedMediaTypeResponse,
-} from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Permission } from '../auth/permission.js';
 import { attributionOf } from '../auth/principal.js';
 import { CurrentAuth, type RequestAuth } from '../auth/request-auth.js';
 import { RequirePermissions } from '../auth/require-permissions.decorator.js';
+import {
+  ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiPayloadTooLargeResponse, ApiServiceUnavailableResponse, ApiTags,
+  ApiUnprocessableEntityResponse, ApiUnsupportedMediaTypeResponse,
+} from '../common/api-docs.js';
 import { ErrorBodyDto } from '../common/dto/error-body.dto.js';
 import { ApiErrorFilter } from '../dashboard/api-error.filter.js';
 import { CONFIG_IMPORT_BODY_LIMIT, exportFileName, renderConfigDocument, YAML_CONTENT_TYPES } from '../exchange/config-document.js';

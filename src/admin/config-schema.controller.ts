@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Controller, Get } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Public } from '../auth/public.decorator.js';
+import { ApiOkResponse, ApiOperation, ApiTags } from '../common/api-docs.js';
 import { CONFIG_SCHEMA_FILE } from '../config/config-schema-file.js';
 import { PACKAGE_ROOT } from '../paths.js';
 

@@ -1,7 +1,7 @@
 import { Controller, Get, UseFilters } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Permission } from '../auth/permission.js';
 import { RequirePermissions } from '../auth/require-permissions.decorator.js';
+import { ApiOkResponse, ApiOperation, ApiTags } from '../common/api-docs.js';
 import { ApiErrorFilter } from '../dashboard/api-error.filter.js';
 import { ConfigCatalog } from '../settings/config-catalog.service.js';
 import { ConfigOverviewDto } from './dto/config-responses.js';

@@ -1,11 +1,11 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Put, UseFilters, UsePipes } from '@nestjs/common';
-import {
-  ApiBadRequestResponse, ApiConflictResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags,
-} from '@nestjs/swagger';
 import { Permission } from '../auth/permission.js';
 import { attributionOf } from '../auth/principal.js';
 import { CurrentAuth, type RequestAuth } from '../auth/request-auth.js';
 import { RequirePermissions } from '../auth/require-permissions.decorator.js';
+import {
+  ApiBadRequestResponse, ApiConflictResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags,
+} from '../common/api-docs.js';
 import { ErrorBodyDto } from '../common/dto/error-body.dto.js';
 import { requestValidation } from '../common/request-validation.js';
 import { ApiErrorFilter } from '../dashboard/api-error.filter.js';

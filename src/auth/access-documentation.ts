@@ -1,7 +1,8 @@
 import type { CustomDecorator } from '@nestjs/common';
 import { METHOD_METADATA } from '@nestjs/common/constants.js';
 import { Reflector } from '@nestjs/core';
-import { ApiForbiddenResponse, ApiUnauthorizedResponse, DECORATORS } from '@nestjs/swagger';
+import type * as Swagger from '@nestjs/swagger';
+import { withApiDocs } from '../common/api-docs.js';
 import { accessDeclaration } from './access-declaration.js';
 import { PermissionDeniedBodyDto } from './dto/permission-denied-body.dto.js';
 import { UnauthorizedBodyDto } from './dto/unauthorized-body.dto.js';
@@ -25,12 +26,13 @@ export function declaringAccess(setMetadata: CustomDecorator): MethodDecorator &
   return ((target: object, key?: string | symbol, descriptor?: PropertyDescriptor) => {
     if (descriptor) {
       setMetadata(target, key!, descriptor);
-      documentAccess(descriptor.value as Function, target.constructor);
+      const method = descriptor.value as Function;
+      withApiDocs((swagger) => documentAccess(swagger, method, target.constructor));
       return descriptor;
     }
     setMetadata(target as Function);
     // Class decorators run after method decorators: every route method is already declared here.
-    for (const method of routeMethodsOf(target as Function)) documentAccess(method, target as Function);
+    for (const method of routeMethodsOf(target as Function)) withApiDocs((swagger) => documentAccess(swagger, method, target as Function));
     return target;
   }) as MethodDecorator & ClassDecorator;
 }
@@ -44,11 +46,13 @@ function routeMethodsOf(owner: Function): Function[] {
 }
 
 /**
- * Writes what a route method effectively declares. Idempotent, and it only ever moves a method
+ * Writes what a route method effectively declares, when the OpenAPI metadata is applied (see
+ * api-docs.ts: in the order the decorators ran). Idempotent, and it only ever moves a method
  * from public to guarded (permissions win over `@Public()` on the same target, and a method's
  * own declaration over its class's), so nothing written earlier needs taking back.
  */
-function documentAccess(method: Function, owner: Function): void {
+function documentAccess(swagger: typeof Swagger, method: Function, owner: Function): void {
+  const { ApiForbiddenResponse, ApiUnauthorizedResponse, DECORATORS } = swagger;
   const declared = accessDeclaration(reflector, method, owner);
   if (declared.kind === 'none') return;
   const extensions = { ...(Reflect.getMetadata(DECORATORS.API_EXTENSION, method) as Record<string, unknown> | undefined) };

@@ -1,5 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '../common/api-docs.js';
 import { ConfigService } from '../config/config.service.js';
 import type { Finding } from '../findings/finding.js';
 import { FindingSubsystem, finding } from '../findings/finding.js';

@@ -1,7 +1,7 @@
 import { BadRequestException, Controller, Get, NotFoundException, Param, Query, UseFilters, UsePipes } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Permission } from '../auth/permission.js';
 import { RequirePermissions } from '../auth/require-permissions.decorator.js';
+import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '../common/api-docs.js';
 import { clipText } from '../common/clip-text.js';
 import { collectSecrets, scrubSecrets } from '../common/secret-scrubber.js';
 import { ErrorBodyDto } from '../common/dto/error-body.dto.js';

@@ -1,7 +1,7 @@
 import { Controller, HttpCode, Param, Post, type RawBodyRequest, Req, Res } from '@nestjs/common';
-import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Public } from '../auth/public.decorator.js';
+import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '../common/api-docs.js';
 import { ChatBotService } from './chat-bot.service.js';
 import { CHAT_PLATFORMS } from './chat-platforms.js';
 

@@ -1,6 +1,6 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Public } from '../auth/public.decorator.js';
+import { ApiOkResponse, ApiOperation, ApiTags } from '../common/api-docs.js';
 import { ConfigService } from '../config/config.service.js';
 import { DashboardBundleRef } from './dashboard-bundle.ref.js';
 import { DashboardSettingsDto } from './dto/dashboard-settings.dto.js';

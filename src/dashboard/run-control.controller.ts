@@ -1,14 +1,14 @@
 import {
   Body, ConflictException, Controller, Delete, HttpCode, Param, Post, Query, ServiceUnavailableException, UseFilters, UsePipes,
 } from '@nestjs/common';
-import {
-  ApiAcceptedResponse, ApiBadRequestResponse, ApiConflictResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation,
-  ApiServiceUnavailableResponse, ApiTags,
-} from '@nestjs/swagger';
 import { Permission } from '../auth/permission.js';
 import { attributionOf } from '../auth/principal.js';
 import { CurrentAuth, type RequestAuth } from '../auth/request-auth.js';
 import { RequirePermissions } from '../auth/require-permissions.decorator.js';
+import {
+  ApiAcceptedResponse, ApiBadRequestResponse, ApiConflictResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation,
+  ApiServiceUnavailableResponse, ApiTags,
+} from '../common/api-docs.js';
 import { ErrorBodyDto } from '../common/dto/error-body.dto.js';
 import { AnswerSource } from '../conversations/run-conversation.js';
 import { HandBackAnswers } from '../conversations/hand-back/hand-back-answers.service.js';

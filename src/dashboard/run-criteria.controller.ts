@@ -1,9 +1,9 @@
 import { Body, Controller, HttpCode, NotFoundException, Param, Post, ServiceUnavailableException, UseFilters, UsePipes } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { Permission } from '../auth/permission.js';
 import { attributionOf } from '../auth/principal.js';
 import { CurrentAuth, type RequestAuth } from '../auth/request-auth.js';
 import { RequirePermissions } from '../auth/require-permissions.decorator.js';
+import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '../common/api-docs.js';
 import { ErrorBodyDto } from '../common/dto/error-body.dto.js';
 import type { ErrorBody } from '../common/error-body.js';
 import { requestValidation } from '../common/request-validation.js';

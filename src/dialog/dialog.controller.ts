@@ -1,11 +1,11 @@
 import { BadGatewayException, BadRequestException, Body, ConflictException, Controller, ForbiddenException, Get, HttpCode, Param, Post, UseFilters, UsePipes } from '@nestjs/common';
-import { ApiBadGatewayResponse, ApiBadRequestResponse, ApiConflictResponse, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AuthenticationService } from '../auth/authentication.service.js';
 import { Permission } from '../auth/permission.js';
 import { permissionDeniedBody } from '../auth/permission-denied.js';
 import { attributionOf, missingPermissions } from '../auth/principal.js';
 import { CurrentAuth, type RequestAuth } from '../auth/request-auth.js';
 import { RequirePermissions } from '../auth/require-permissions.decorator.js';
+import { ApiBadGatewayResponse, ApiBadRequestResponse, ApiConflictResponse, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '../common/api-docs.js';
 import { ErrorBodyDto } from '../common/dto/error-body.dto.js';
 import { requestValidation } from '../common/request-validation.js';
 import { ApiErrorFilter } from '../dashboard/api-error.filter.js';

@@ -1,6 +1,6 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Public } from '../auth/public.decorator.js';
+import { ApiOkResponse, ApiOperation, ApiTags } from '../common/api-docs.js';
 import { FindingsResponseDto } from './dto/findings-response.dto.js';
 import { FindingsService, type FindingsResponse } from './findings.service.js';
 

@@ -1,8 +1,8 @@
 import { Controller, Get, HttpCode, HttpStatus, Res } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { HealthCheckService } from '@nestjs/terminus';
 import type { FastifyReply } from 'fastify';
 import { Public } from '../auth/public.decorator.js';
+import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '../common/api-docs.js';
 import { SubsystemsService } from '../store/subsystems.service.js';
 import { HealthResponseDto } from './dto/health-response.dto.js';
 import { ReadinessResponseDto } from './dto/readiness-response.dto.js';

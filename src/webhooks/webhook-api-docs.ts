@@ -1,5 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiProduces, ApiResponse } from '@nestjs/swagger';
+import { ApiBody, ApiConsumes, ApiProduces, ApiResponse } from '../common/api-docs.js';
 
 const text = (example: string) => ({ content: { 'text/plain': { schema: { type: 'string' }, example } } });
 

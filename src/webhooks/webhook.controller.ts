@@ -1,7 +1,7 @@
 import { Controller, HttpCode, NotFoundException, Param, Post, type RawBodyRequest, Req, Res } from '@nestjs/common';
-import { ApiNotFoundResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Public } from '../auth/public.decorator.js';
+import { ApiNotFoundResponse, ApiOperation, ApiParam, ApiTags } from '../common/api-docs.js';
 import { ALL_PLATFORMS, isPlatform } from '../platforms/platform.js';
 import { ApiWebhookAnswers } from './webhook-api-docs.js';
 import { type WebhookAnswer, answer } from './webhook-answer.js';

@@ -79,6 +79,11 @@ describe('serving', () => {
     expect(init.body).toContain('/api/runs/{id}');
     const css = await app.inject({ method: 'GET', url: '/api/docs/swagger-ui.css' });
     expect(css.statusCode).toBe(200);
+    expect(css.headers['content-type']).toMatch(/^text\/css/);
+    // Only the UI's own files: nothing else of the package's folder, nor beyond it.
+    for (const url of ['/api/docs/package.json', '/api/docs/..%2Fpackage.json', '/api/docs/swagger-ui-bundle.js.map']) {
+      expect((await app.inject({ method: 'GET', url })).statusCode, url).toBe(404);
+    }
   });
 });
 

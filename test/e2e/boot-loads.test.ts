@@ -6,9 +6,9 @@ import { type ServerProcess, embeddedDatabasePids, startServer, tempDir } from '
 
 /**
  * Issue 31: what a configuration does not use is not loaded at boot. The built server, with no
- * `chat:`, no model, no sandbox backend, no OTLP endpoint and no `auth:` authority, runs with a module hook that
- * appends every module URL it loads to a file; once /health has answered, none of the deferred
- * packages may be in it.
+ * `chat:`, no model, no sandbox backend, no OTLP endpoint, no `auth:` authority and nobody asking
+ * for the OpenAPI document, runs with a module hook that appends every module URL it loads to a
+ * file; once /health has answered, none of the deferred packages may be in it.
  */
 const data = tempDir('e2e-boot-loads');
 const loadedFile = join(data.dir, 'loaded.txt');
@@ -19,7 +19,7 @@ const DEFERRED = [
   '/node_modules/chat/', '/node_modules/@chat-adapter/', '/node_modules/@slack/', '/node_modules/@microsoft/teams',
   '/node_modules/@googleapis/', '/node_modules/google-auth-library/', '/node_modules/ai/', '/node_modules/@ai-sdk/',
   '/node_modules/@kubernetes/client-node/', '/node_modules/dockerode/', '/node_modules/@opentelemetry/sdk-node/',
-  '/node_modules/jwks-rsa/',
+  '/node_modules/jwks-rsa/', '/node_modules/@nestjs/swagger/', '/node_modules/swagger-ui-dist/',
 ];
 
 beforeAll(async () => {
@@ -42,7 +42,7 @@ afterAll(async () => {
 });
 
 describe('boot loads only what the configuration uses', () => {
-  it('answers /health without loading the chat, model, sandbox-backend or tracing SDK packages', () => {
+  it('answers /health without loading the chat, model, sandbox-backend, tracing SDK or OpenAPI packages', () => {
     expect(server.firstHealth?.ms).toBeGreaterThan(0); // /health answered 200
     const loaded = readFileSync(loadedFile, 'utf8').split('\n').filter(Boolean);
     // The hook saw the server's own modules and its framework (so an empty list cannot pass).

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '../../common/api-docs.js';
 import type { RestoreResult } from './archive-import.service.js';
 
 /** The JSON answer of POST /api/archive (the download is a gzip stream, described where it is served). */

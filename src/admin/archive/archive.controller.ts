@@ -2,15 +2,15 @@ import { Readable } from 'node:stream';
 import {
   Controller, Get, Header, HttpCode, HttpException, Post, Req, StreamableFile, UnsupportedMediaTypeException, UseFilters,
 } from '@nestjs/common';
-import {
-  ApiBody, ApiConflictResponse, ApiConsumes, ApiOkResponse, ApiOperation, ApiPayloadTooLargeResponse, ApiServiceUnavailableResponse, ApiTags,
-  ApiUnprocessableEntityResponse, ApiUnsupportedMediaTypeResponse,
-} from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { Permission } from '../../auth/permission.js';
 import { attributionOf } from '../../auth/principal.js';
 import { CurrentAuth, type RequestAuth } from '../../auth/request-auth.js';
 import { RequirePermissions } from '../../auth/require-permissions.decorator.js';
+import {
+  ApiBody, ApiConflictResponse, ApiConsumes, ApiOkResponse, ApiOperation, ApiPayloadTooLargeResponse, ApiServiceUnavailableResponse, ApiTags,
+  ApiUnprocessableEntityResponse, ApiUnsupportedMediaTypeResponse,
+} from '../../common/api-docs.js';
 import { ErrorBodyDto } from '../../common/dto/error-body.dto.js';
 import { ApiErrorFilter } from '../../dashboard/api-error.filter.js';
 import { ARCHIVE_UPLOAD_TYPES } from './archive-body-parser.js';

@@ -1,5 +1,5 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsString, Length } from 'class-validator';
+import { ApiProperty, ApiSchema } from '../../common/api-docs.js';
 import { AccessName } from './access-params.js';
 
 const MAX_ITEMS = 100;

@@ -1,5 +1,5 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Length, Matches } from 'class-validator';
+import { ApiProperty, ApiPropertyOptional } from '../../common/api-docs.js';
 import { PageQuery } from '../../dashboard/dto/page.query.js';
 
 const NO_CONTROL = /^[^\u0000-\u001f\u007f]*$/;

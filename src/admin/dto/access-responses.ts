@@ -1,7 +1,7 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { AdminRoute } from '../../auth/access-rules.js';
 import { ALL_PERMISSIONS } from '../../auth/permission.js';
 import { RoleSourceKind } from '../../auth/role-resolution.js';
+import { ApiProperty, ApiSchema } from '../../common/api-docs.js';
 import { FindingDto } from '../../findings/dto/finding.dto.js';
 
 /** The answers of the Access surface's routes, so the OpenAPI document describes them field by field. */

@@ -1,5 +1,5 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import type { ChangeRow } from '../../changes/change-record.js';
+import { ApiProperty, ApiSchema } from '../../common/api-docs.js';
 import { ANY_JSON_VALUE } from '../../common/dto/any-json-value.js';
 
 /** The answers of the change feed and revert. */

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '../../common/api-docs.js';
 import { ANY_JSON_VALUE } from '../../common/dto/any-json-value.js';
 import { type ConfigLeaf, type ConfigReference, type ConfigSource, SOURCE_PRECEDENCE } from '../../settings/effective-config.js';
 

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '../../common/api-docs.js';
 import type { ImportProblem } from '../../exchange/config-document.js';
 import type { UnresolvedSecret } from '../../exchange/configuration-exchange.js';
 

@@ -1,5 +1,5 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { IsInt, IsString, Length, Matches, Min } from 'class-validator';
+import { ApiProperty, ApiSchema } from '../../common/api-docs.js';
 import { ToInteger } from '../../common/request-validation.js';
 
 /** `:name` of a secret: spelled like an environment variable, so `${NAME}` can reference it. */

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '../../common/api-docs.js';
 import type { SecretsKey } from '../../secrets/secrets-key.js';
 import type { StoredSecretRow } from '../../secrets/secrets-store.service.js';
 

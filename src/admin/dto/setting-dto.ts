@@ -1,5 +1,5 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { IsString, Length, ValidateBy } from 'class-validator';
+import { ApiProperty, ApiSchema } from '../../common/api-docs.js';
 import { ANY_JSON_VALUE } from '../../common/dto/any-json-value.js';
 
 /** Fastify answers 414 for a path parameter over 100 characters (its maxParamLength). */

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '../../common/api-docs.js';
 import { FindingDto } from '../../findings/dto/finding.dto.js';
 import type { IdentityRefusal } from '../identity-refusal.js';
 import { TokenRefusalDto } from './token-refusal.dto.js';

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '../../common/api-docs.js';
 import { FindingDto } from '../../findings/dto/finding.dto.js';
 import type { IdentityResponse } from '../principal.js';
 

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '../../common/api-docs.js';
 import { ALL_PERMISSIONS, type Permission } from '../permission.js';
 import type { PermissionDeniedBody } from '../permission-denied.js';
 

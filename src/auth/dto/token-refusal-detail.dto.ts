@@ -1,4 +1,4 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '../../common/api-docs.js';
 import type { TokenRefusalDetail, TokenVersion } from '../token-validator.js';
 
 /** OpenAPI schema of `TokenRefusalDetail` (the interface stays the source of truth). */

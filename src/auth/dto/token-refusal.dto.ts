@@ -1,4 +1,4 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '../../common/api-docs.js';
 import type { IdentityRefusal } from '../identity-refusal.js';
 import { TokenRefusalReason } from '../token-validator.js';
 import { TokenRefusalDetailDto } from './token-refusal-detail.dto.js';

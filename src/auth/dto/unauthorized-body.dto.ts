@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '../../common/api-docs.js';
 import { TokenRefusalReason } from '../token-validator.js';
 import type { UnauthorizedBody } from '../unauthorized.js';
 import { TokenRefusalDetailDto } from './token-refusal-detail.dto.js';

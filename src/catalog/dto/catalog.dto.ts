@@ -1,5 +1,5 @@
-import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsOptional, IsString, Length } from 'class-validator';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '../../common/api-docs.js';
 import { FindingDto } from '../../findings/dto/finding.dto.js';
 import { SkillSource } from '../skill-types.js';
 

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '../api-docs.js';
 import type { ErrorBody } from '../error-body.js';
 
 /** OpenAPI schema of `ErrorBody` (400, 404 and 409 answers of the API). */

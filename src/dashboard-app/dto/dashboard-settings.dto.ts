@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty } from '../../common/api-docs.js';
 
 export class DashboardSettingsDto {
   @ApiProperty({ type: String, nullable: true, description: 'the token authority the app signs in at (SERVICE_AUTH_AUTHORITY); null: no sign-in' })

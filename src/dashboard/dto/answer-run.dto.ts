@@ -1,5 +1,5 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { IsString, Matches, MaxLength } from 'class-validator';
+import { ApiProperty, ApiSchema } from '../../common/api-docs.js';
 import { ANSWER_MAX_CHARS } from '../../conversations/hand-back/hand-back-answers.service.js';
 
 /** The body of `POST /api/runs/:id/answer`. */

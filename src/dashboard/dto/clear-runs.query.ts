@@ -1,5 +1,5 @@
-import { ApiProperty } from '@nestjs/swagger';
 import { IsIn } from 'class-validator';
+import { ApiProperty } from '../../common/api-docs.js';
 
 /** Query of `DELETE /api/runs`: `finished=true` is required, so a bare DELETE never clears anything by accident. */
 export class ClearRunsQuery {

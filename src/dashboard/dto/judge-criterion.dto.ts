@@ -1,5 +1,5 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { IsIn, IsString, IsUUID, Matches, MaxLength } from 'class-validator';
+import { ApiProperty, ApiSchema } from '../../common/api-docs.js';
 import { CRITERION_VERDICTS, type CriterionVerdict, MAX_REASON_CHARS } from '../../criteria/criteria.js';
 
 /** `:id` and `:criterion` of the judge route. */

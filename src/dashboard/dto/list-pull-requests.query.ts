@@ -1,5 +1,5 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
+import { ApiPropertyOptional } from '../../common/api-docs.js';
 import { PullRequestState } from '../../runs/resource/run-resource.js';
 import { PageQuery, TextFilter } from './page.query.js';
 

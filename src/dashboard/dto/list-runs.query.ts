@@ -1,5 +1,5 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
+import { ApiPropertyOptional } from '../../common/api-docs.js';
 import { RunState } from '../../database/entities/run.entity.js';
 import { ALL_PLATFORMS, type Platform } from '../../platforms/platform.js';
 import { DateTimeFilter, PageQuery, TextFilter } from './page.query.js';

@@ -1,5 +1,5 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsISO8601, IsOptional, IsString, Length, Matches, Max, Min, ValidateBy } from 'class-validator';
+import { ApiPropertyOptional } from '../../common/api-docs.js';
 import { ToInteger } from '../../common/request-validation.js';
 
 export const MAX_PAGE = 200;

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '../../common/api-docs.js';
 import type { Percentiles } from '../run-statistics.service.js';
 
 /** Seconds; null when no run qualifies. */

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '../../common/api-docs.js';
 import type { PullRequestPage } from '../pull-requests.reader.js';
 import { PullRequestDto } from './pull-request.dto.js';
 

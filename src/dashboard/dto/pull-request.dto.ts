@@ -1,4 +1,4 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '../../common/api-docs.js';
 import { PullRequestState } from '../../runs/resource/run-resource.js';
 import type { PullRequestView } from '../pull-requests.reader.js';
 

@@ -1,5 +1,5 @@
-import { ApiProperty } from '@nestjs/swagger';
 import { IsUUID, Matches } from 'class-validator';
+import { ApiProperty } from '../../common/api-docs.js';
 import { ARTIFACT_NAME } from '../../runs/run-artifacts.service.js';
 
 /** `:id/artifacts/:name`: a run id and an artifact name (anything else is a 400, never a database error). */

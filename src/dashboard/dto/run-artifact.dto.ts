@@ -1,4 +1,4 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '../../common/api-docs.js';
 import type { RunArtifactSummary } from '../../runs/run-artifacts.service.js';
 
 @ApiSchema({ name: 'RunArtifact' })

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '../../common/api-docs.js';
 import { RunDto } from '../../runs/resource/dto/run.dto.js';
 import type { Run } from '../../runs/resource/run-resource.js';
 

@@ -1,5 +1,5 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { ApiPropertyOptional } from '../../common/api-docs.js';
 import { ToInteger } from '../../common/request-validation.js';
 
 export const MAX_EVENT_PAGE = 1000;

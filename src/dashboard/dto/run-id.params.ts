@@ -1,5 +1,5 @@
-import { ApiProperty } from '@nestjs/swagger';
 import { IsUUID } from 'class-validator';
+import { ApiProperty } from '../../common/api-docs.js';
 
 /** `:id` of the run routes: a run id is a UUID (anything else is a 400, never a database error). */
 export class RunIdParams {

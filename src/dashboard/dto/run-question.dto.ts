@@ -1,5 +1,5 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { AskKind } from '../../agent/agent-types.js';
+import { ApiProperty, ApiSchema } from '../../common/api-docs.js';
 import { AnswerSource } from '../../conversations/run-conversation.js';
 
 /** The hand-back of a parked run (the agent's `ask`) and what became of it. */

@@ -1,10 +1,10 @@
-import { ApiProperty, ApiSchema, OmitType } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '../../common/api-docs.js';
 import { type RunStatisticsBucket, type RunStatisticsSeries, StatisticsBucket } from '../run-statistics-series.service.js';
-import { RunStatisticsDto } from './run-statistics.dto.js';
+import { RunCountsDto } from './run-statistics.dto.js';
 
 @ApiSchema({ name: 'RunStatisticsBucket' })
 // The series carries no criteria counts (the statistics' totals do).
-export class RunStatisticsBucketDto extends OmitType(RunStatisticsDto, ['criteria'] as const) implements RunStatisticsBucket {
+export class RunStatisticsBucketDto extends RunCountsDto implements RunStatisticsBucket {
   @ApiProperty({ format: 'date-time', description: 'the bucket\'s start (a UTC hour or day); it ends where the next one starts' }) start: string;
 }
 

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '../../common/api-docs.js';
 import { RunState } from '../../database/entities/run.entity.js';
 import { RunUsageDto } from '../../runs/resource/dto/run-usage.dto.js';
 import type { CriteriaCounts, RunStatistics } from '../run-statistics.service.js';
@@ -14,8 +14,8 @@ export class CriteriaCountsDto implements CriteriaCounts {
   @ApiProperty({ type: 'integer', description: 'judgements that differ from the agent\'s verdict (or judge an unreported criterion)' }) overruled: number;
 }
 
-@ApiSchema({ name: 'RunStatistics' })
-export class RunStatisticsDto implements RunStatistics {
+/** What the statistics and each bucket of their series share (a bucket has no criteria counts). */
+export abstract class RunCountsDto implements Omit<RunStatistics, 'criteria'> {
   @ApiProperty({ type: 'integer' }) total: number;
   @ApiProperty({
     type: 'object', description: 'runs per state, every state present',
@@ -27,5 +27,9 @@ export class RunStatisticsDto implements RunStatistics {
   @ApiProperty({ type: PercentilesDto, description: 'start to end of finished runs that started' }) durationSeconds: PercentilesDto;
   @ApiProperty({ type: PercentilesDto, description: 'claim (createdAt) to start of runs that started' }) queueWaitSeconds: PercentilesDto;
   @ApiProperty({ type: RunUsageDto, description: 'summed over the runs' }) usage: RunUsageDto;
+}
+
+@ApiSchema({ name: 'RunStatistics' })
+export class RunStatisticsDto extends RunCountsDto implements RunStatistics {
   @ApiProperty({ type: CriteriaCountsDto, description: 'the acceptance criteria of the runs: the agent\'s verdicts, and judgements that overruled them' }) criteria: CriteriaCountsDto;
 }

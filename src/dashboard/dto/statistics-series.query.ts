@@ -1,5 +1,5 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
+import { ApiPropertyOptional } from '../../common/api-docs.js';
 import { StatisticsBucket } from '../run-statistics-series.service.js';
 import { DateTimeFilter, TextFilter } from './page.query.js';
 

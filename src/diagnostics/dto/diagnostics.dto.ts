@@ -1,5 +1,5 @@
-import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, Length } from 'class-validator';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '../../common/api-docs.js';
 import { ALL_PLATFORMS, type Platform } from '../../platforms/platform.js';
 import { ConnectionKind } from '../connection-kind.js';
 

@@ -1,5 +1,5 @@
-import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsInt, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min } from 'class-validator';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '../../common/api-docs.js';
 
 /** A message is a conversation turn, not a document. */
 export const MESSAGE_MAX_CHARS = 20_000;

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '../../common/api-docs.js';
 import { type Finding, FindingSubsystem, type Severity } from '../finding.js';
 
 @ApiSchema({ name: 'Finding' })

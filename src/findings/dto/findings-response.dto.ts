@@ -1,4 +1,4 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '../../common/api-docs.js';
 import type { FindingsResponse } from '../findings.service.js';
 import { FindingDto } from './finding.dto.js';
 

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '../../common/api-docs.js';
 import type { HealthResponse } from '../health-responses.js';
 import { PreflightReportDto } from './preflight-report.dto.js';
 import { SubsystemStatusDto } from './subsystem-status.dto.js';

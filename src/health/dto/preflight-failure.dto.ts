@@ -1,4 +1,4 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '../../common/api-docs.js';
 import type { PreflightReport } from '../preflight.js';
 
 type PreflightFailure = PreflightReport['failures'][number];

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '../../common/api-docs.js';
 import type { ReadinessResponse } from '../health-responses.js';
 import { SubsystemStatusDto } from './subsystem-status.dto.js';
 

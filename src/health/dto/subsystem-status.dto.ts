@@ -1,4 +1,4 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '../../common/api-docs.js';
 import { BackgroundSubsystem, type SubsystemState, type SubsystemStatus } from '../../store/subsystem.js';
 
 @ApiSchema({ name: 'SubsystemStatus' })

@@ -1,7 +1,7 @@
 import { Controller, HttpCode, NotFoundException, Param, Post, UnprocessableEntityException, UseFilters, UsePipes } from '@nestjs/common';
-import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
 import { Permission } from '../../auth/permission.js';
 import { RequirePermissions } from '../../auth/require-permissions.decorator.js';
+import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags, ApiUnprocessableEntityResponse } from '../../common/api-docs.js';
 import { ErrorBodyDto } from '../../common/dto/error-body.dto.js';
 import { requestValidation } from '../../common/request-validation.js';
 import { ApiErrorFilter } from '../../dashboard/api-error.filter.js';

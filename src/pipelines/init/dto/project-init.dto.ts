@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '../../../common/api-docs.js';
 import { InitStatus } from '../project-initializer.js';
 
 @ApiSchema({ name: 'InitPullRequest' })

@@ -1,5 +1,5 @@
-import { ApiProperty } from '@nestjs/swagger';
 import { IsString, Length } from 'class-validator';
+import { ApiProperty } from '../../../common/api-docs.js';
 
 /** `:name` of the project routes: a configured project's name. */
 export class ProjectNameParams {

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '../../../common/api-docs.js';
 import { CRITERION_VERDICTS, type CriterionVerdict } from '../../../criteria/criteria.js';
 import type { CriterionJudgementView, RunCriterionView } from '../run-resource.js';
 

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '../../../common/api-docs.js';
 import { PullRequestState, type RunPullRequestView } from '../run-resource.js';
 
 @ApiSchema({ name: 'RunPullRequest' })

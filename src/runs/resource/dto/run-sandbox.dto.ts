@@ -1,4 +1,4 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '../../../common/api-docs.js';
 import { SandboxState } from '../../../database/entities/run-sandbox.entity.js';
 import type { RunSandboxView } from '../run-resource.js';
 

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '../../../common/api-docs.js';
 import { StepState } from '../../../pipelines/pipeline.js';
 import type { RunStepView } from '../run-resource.js';
 

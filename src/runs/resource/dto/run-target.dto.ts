@@ -1,4 +1,4 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '../../../common/api-docs.js';
 import type { RunTargetView } from '../run-resource.js';
 
 /** The pull request a ticket-less run works on. */

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '../../../common/api-docs.js';
 import type { RunUsage } from '../run-resource.js';
 
 /** Model usage; zeros for runs without a model. */

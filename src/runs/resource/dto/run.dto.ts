@@ -1,4 +1,4 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '../../../common/api-docs.js';
 import { RunState } from '../../../database/entities/run.entity.js';
 import { ALL_PLATFORMS, type Platform } from '../../../platforms/platform.js';
 import type { Run } from '../run-resource.js';
