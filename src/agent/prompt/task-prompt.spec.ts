@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { buildTaskPrompt, type TaskPromptInput } from './task-prompt.js';
 
 const input = (over: Partial<TaskPromptInput> = {}): TaskPromptInput => ({
-  pipeline: 'code',
   ticketBrief: '## Ticket 42 (github)\n…',
   contextsBrief: '## Repository contexts\n…',
   trees: [{ prefix: null }],
@@ -48,8 +47,7 @@ describe('buildTaskPrompt', () => {
     expect(buildTaskPrompt(input())).not.toContain('handed this ticket back');
   });
 
-  it('refuses other pipelines and inconsistent trees', () => {
-    expect(() => buildTaskPrompt(input({ pipeline: 'pr-review' }))).toThrow(/code pipeline/);
+  it('refuses inconsistent trees', () => {
     expect(() => buildTaskPrompt(input({ trees: [] }))).toThrow(/at least one/);
     expect(() => buildTaskPrompt(input({ trees: [{ prefix: null }, { prefix: null }] }))).toThrow(/prefix/);
     expect(() => buildTaskPrompt(input({ trees: [{ prefix: 'a' }, { prefix: null }] }))).toThrow(/prefix/);

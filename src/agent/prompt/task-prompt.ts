@@ -7,7 +7,6 @@ import { oneLine } from './prompt-text.js';
  * delimited and scrubbed their third-party text; this message adds only trusted text.
  */
 export interface TaskPromptInput {
-  pipeline: string;
   ticketBrief: string;
   contextsBrief: string;
   /** The run's working trees (AgentTree): `prefix` is the repository name in a multi-repository run, else null. */
@@ -23,7 +22,6 @@ export interface TaskPromptInput {
 }
 
 export function buildTaskPrompt(input: TaskPromptInput): string {
-  if (input.pipeline !== 'code') throw new Error(`buildTaskPrompt writes the task of the code pipeline, not of ${JSON.stringify(input.pipeline)}`);
   const out = ['# Task', '', ...whereLines(input.trees), '', ...branchLines(input.resumed), '', ...handBackLines(input.handBack ?? null)];
   out.push(
     'What to do:',

@@ -64,7 +64,7 @@ class SetupStep implements PipelineStep {
 /** The model works on the ticket until it finishes, asks, or a budget ends it. */
 class AgentStep implements PipelineStep {
   readonly name = 'agent';
-  constructor(private readonly state: CodeRun, private readonly pipeline: string) {}
+  constructor(private readonly state: CodeRun) {}
 
   async run(context: StepContext): Promise<StepResult> {
     const { support } = this.state;
@@ -81,7 +81,6 @@ class AgentStep implements PipelineStep {
     const conversation = (await support.conversation?.()) ?? null;
     const handBack = resumedHandBack(conversation);
     const prompt = buildTaskPrompt({
-      pipeline: this.pipeline,
       ticketBrief,
       contextsBrief: buildContextsBrief(this.state.contexts, { secrets: support.secrets }),
       trees: trees.map((t) => ({ prefix: t.prefix })),
@@ -184,7 +183,7 @@ export function codePipeline(support: AgentRunSupport, project: string, ticket: 
   return {
     name,
     steps: [
-      new ContextsGateStep(project, (contexts) => { run.contexts = contexts; }), new SetupStep(run), new AgentStep(run, name), new VerifyStep(run),
+      new ContextsGateStep(project, (contexts) => { run.contexts = contexts; }), new SetupStep(run), new AgentStep(run), new VerifyStep(run),
       new CriteriaStep(run.criteria, options.enforceCriteria ?? true, () => run.summary),
     ],
     timeoutMs: 2 * support.agent.step_timeout_seconds * 1000 + COMMANDS_ALLOWANCE_MS,
