@@ -14,6 +14,11 @@ import { ChatBench, DASHBOARD, OPS_CHANNEL, READERS_CHANNEL } from './support/ch
 let bench: ChatBench;
 const ALICE = 'U0ALICE';
 const READER = 'U0READER';
+/** Writes only in a channel `chat.channels` gives no role. */
+const CAROL = 'U0CAROL';
+const UNLISTED_CHANNEL = 'C0GENERAL';
+
+interface Person { claim: string; value: string; roles: string[]; lastSeen: string | null }
 
 beforeAll(async () => {
   bench = await ChatBench.start();
@@ -232,6 +237,82 @@ describe('chat on Slack', () => {
     const filed = await eventually(() => [...gh.issues.values()].find((i) => i.title === 'DESIGN-CHAT-7 round the totals'), 30_000, 'the filed issue');
     expect(filed.body).toContain('totals are in cents');
     await eventually(() => botMessagesIn(OPS_CHANNEL, spec.ts).find((m) => m.text.startsWith('Filed by')), 20_000, 'the thread to say it was filed');
+  }, 120_000);
+
+  it('a user whose channel gives no role is refused naming runs.control, then starts the pipeline once granted a role through a person grant with claim chat', async () => {
+    const principal = `slack:${SLACK_TEAM}/${CAROL}`;
+    bench.host.addTicket('49', 'Granted through Access', 'x');
+    bench.model.script({ match: 'Granted through Access', turns: [{ toolCalls: [{ name: 'finish', input: { summary: 'Nothing to change.' } }] }] });
+    // Before the grant: no channel role, no person grant, so no role at all.
+    const before = bench.slack.mention(CAROL, UNLISTED_CHANNEL, 'fix app#49');
+    expect((await bench.send(before.body, 'application/json')).status).toBe(200);
+    const refusal = await eventually(() => botMessagesIn(UNLISTED_CHANNEL, before.ts)[0], 15_000, 'the refusal');
+    expect(refusal.text).toContain('`runs.control`');
+    expect(refusal.text).toContain(principal);
+    expect(refusal.text).toContain('roles: none');
+    expect(await bench.runsOf('49')).toEqual([]);
+    // Seen, as any caller, with no roles yet.
+    await bench.server.app.get(ObservationRecorder).flush();
+    const seen = await bench.server.get<{ people: Person[] }>(`/api/access/people?q=${encodeURIComponent(CAROL)}&limit=200`);
+    expect(seen.body.people.find((p) => p.claim === 'chat' && p.value === principal)).toMatchObject({ roles: [] });
+
+    // The administrator grants operator to the chat principal on the Access surface.
+    const granted = await bench.server.app.inject({
+      method: 'PUT', url: `/api/access/people/chat/${encodeURIComponent(principal)}`, headers: { 'content-type': 'application/json' }, payload: { roles: ['operator'] },
+    });
+    expect(granted.statusCode).toBe(200);
+    expect(granted.json()).toEqual({ claim: 'chat', value: principal, roles: ['operator'], findings: [] });
+
+    // The same message, sent again (a new event), now starts the run in the thread.
+    const after = bench.slack.mention(CAROL, UNLISTED_CHANNEL, 'fix app#49');
+    expect((await bench.send(after.body, 'application/json')).status).toBe(200);
+    const [run] = await eventually(async () => ((await bench.runsOf('49')).length ? bench.runsOf('49') : undefined), 15_000, 'the run of #49');
+    const started = await eventually(() => botMessagesIn(UNLISTED_CHANNEL, after.ts)[0], 15_000, 'the run\'s message');
+    expect(started.text).not.toContain('Refused');
+    expect(started.text).toContain(`${DASHBOARD}/runs/${run!.id}`);
+    await bench.server.finished(run!.id, 60_000);
+    expect(await bench.runsOf('49')).toHaveLength(1);
+    await bench.server.app.get(ObservationRecorder).flush();
+    const listed = await bench.server.get<{ people: Person[] }>(`/api/access/people?q=${encodeURIComponent(CAROL)}&limit=200`);
+    const row = listed.body.people.find((p) => p.claim === 'chat' && p.value === principal)!;
+    expect(row.roles).toEqual(['operator']);
+    expect(row.lastSeen).not.toBeNull();
+  }, 120_000);
+
+  it('a second start while a run already works on the ticket is refused in its thread, and no second run is created', async () => {
+    const title = 'Slow to finish';
+    bench.host.addTicket('48', title, 'x');
+    // The first model turn is held long enough for the second start to arrive while the run is live.
+    bench.model.script({
+      match: title,
+      turns: [
+        { delayMs: 8_000, toolCalls: [{ name: 'write_file', input: { path: 'greeting.txt', content: 'hello\n' } }] },
+        { toolCalls: [{ name: 'finish', input: { summary: 'Added greeting.txt.' } }] },
+      ],
+    });
+    const first = bench.slack.mention(ALICE, OPS_CHANNEL, 'fix app#48');
+    expect((await bench.send(first.body, 'application/json')).status).toBe(200);
+    const [run] = await eventually(async () => {
+      const runs = await bench.runsOf('48');
+      return runs[0]?.state === 'running' && bench.model.modelCalls().some((r) => r.body.includes(title)) ? runs : undefined;
+    }, 30_000, 'the run of #48 to be running, its model turn held');
+
+    const second = bench.slack.mention(ALICE, OPS_CHANNEL, 'fix app#48');
+    expect((await bench.send(second.body, 'application/json')).status).toBe(200);
+    const refused = await eventually(() => botMessagesIn(OPS_CHANNEL, second.ts)[0], 15_000, 'the refusal in the second thread');
+    expect(refused.text).toContain(`Refused: run ${run!.id.slice(0, 8)} is already running on app/48 (one live run per ticket)`);
+    expect(refused.text).toContain(`${DASHBOARD}/runs/${run!.id}`);
+    expect(refused.text).toContain('follow app#48');
+    // The refusal is the second thread's only message; the first run's thread keeps its one message.
+    expect(botMessagesIn(OPS_CHANNEL, second.ts)).toHaveLength(1);
+    expect(await bench.runsOf('48')).toEqual([{ id: run!.id, state: 'running' }]);
+    // Once the first run ends, still that one run (the refusal queued nothing).
+    const ended = await bench.server.finished(run!.id, 60_000);
+    expect(ended).toEqual({ state: 'succeeded', error: null });
+    await new Promise((r) => setTimeout(r, 1500));
+    expect((await bench.runsOf('48')).map((r) => r.id)).toEqual([run!.id]);
+    expect(botMessagesIn(OPS_CHANNEL, first.ts)).toHaveLength(1);
+    expect(botMessagesIn(OPS_CHANNEL, second.ts)).toHaveLength(1);
   }, 120_000);
 
   it('the Access surface lists the chat principals seen', async () => {
