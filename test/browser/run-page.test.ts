@@ -266,7 +266,7 @@ describe.skipIf(browserUnavailable)(`a run's page${browserUnavailable ? ` (skipp
     await inspectPage(p, 'run-criteria-judged');
   }, BROWSER_TEST_TIMEOUT_MS);
 
-  it('the pull requests, statistics and findings pages pass the accessibility scan once loaded', async () => {
+  it('the pull requests, statistics and findings pages pass the accessibility scan once loaded; Statistics shows the criteria counts the API gives', async () => {
     const p = await stand.newPage();
     await p.signIn('/pull-requests', 'reader');
     await p.heading('Pull requests');
@@ -277,6 +277,12 @@ describe.skipIf(browserUnavailable)(`a run's page${browserUnavailable ? ` (skipp
     await p.heading('Statistics');
     await p.page.getByText('Loading the figures…').waitFor({ state: 'detached', timeout: UI_TIMEOUT_MS });
     await p.page.getByText('Loading the charts…').waitFor({ state: 'detached', timeout: UI_TIMEOUT_MS });
+    // The criteria tiles show the API's counts; the judgement of the test above is one overruling.
+    const { criteria } = (await stand.api<{ criteria: { met: number; unmet: number; notApplicable: number; overruled: number } }>('reader', 'GET', '/api/runs/statistics')).body;
+    expect(criteria.overruled).toBeGreaterThan(0);
+    const tile = (label: string) => p.page.locator('dt', { hasText: new RegExp(`^${label}$`) }).locator('xpath=following-sibling::dd');
+    expect(await tile('Criteria met / unmet / n\\.a\\.').textContent()).toBe(`${criteria.met} / ${criteria.unmet} / ${criteria.notApplicable}`);
+    expect(await tile('Criteria overruled').textContent()).toBe(String(criteria.overruled));
     await inspectPage(p, 'statistics');
 
     await p.page.getByRole('navigation').getByRole('link', { name: 'Findings' }).click();
