@@ -64,7 +64,11 @@ describe('acceptance criteria of code runs, end to end (tickets on GitHub)', () 
       git: GIT_IDENTITY,
       sandbox: { backend: 'in-process', cpu: 1, memory: '1Gi', allow_agents_in_process: true },
       agent: { provider: 'openai', model: 'gpt-5.1', base_url: model.baseUrl, api_key: apiKey, max_steps: 20, step_timeout_seconds: 120, requests_per_minute: 6000 },
-      projects: { app: { ...host.trackerConfig(DONE_STATUS[Platform.GitHub], 'code'), repos: [host.repoEntry()] } },
+      projects: {
+        app: { ...host.trackerConfig(DONE_STATUS[Platform.GitHub], 'code'), repos: [host.repoEntry()] },
+        // The same repository and tracker, with the check turned off.
+        lax: { ...host.trackerConfig(DONE_STATUS[Platform.GitHub], 'code'), repos: [host.repoEntry()], criteria: { enforce: false } },
+      },
     });
     operator = idp.mint({ sub: 'user-olga', claims: { preferred_username: OPERATOR, roles: ['operator'] } });
     reader = idp.mint({ sub: 'user-rita', claims: { preferred_username: 'rita@acme.test', roles: ['reader'] } });
@@ -178,5 +182,25 @@ describe('acceptance criteria of code runs, end to end (tickets on GitHub)', () 
     // Judging a criterion the agent got right as met again is no overruling.
     expect((await api('POST', `/api/runs/${runId}/criteria/c1/judge`, operator, { verdict: 'met', reason: 'Agreed.' })).status).toBe(200);
     expect((await statistics()).overruled).toBe(1);
+  }, 120_000);
+  it('with criteria.enforce false, c2 unmet and c3 unreported only show: the run ends Done and its pull request lists them so', async () => {
+    const title = 'Greet with criteria CRIT-43';
+    host.addTicket('43', title, THREE_CRITERIA);
+    model.script({
+      match: 'CRIT-43',
+      turns: [
+        writeGreeting,
+        { toolCalls: [report('c1', 'met', 'says hello'), report('c2', 'unmet', 'no newline check')] },
+        { toolCalls: [{ name: 'finish', input: { summary: 'Added greeting.txt.' } }] },
+      ],
+    });
+    const { runId, state, error } = await server.run(Platform.GitHub, 'lax', '43', 'code', 60_000);
+    expect({ state, error }).toEqual({ state: 'succeeded', error: null });
+    expect((await runOf(runId)).criteria.map((c) => [c.id, c.verdict])).toEqual([['c1', 'met'], ['c2', 'unmet'], ['c3', null]]);
+    expect((await server.events(runId)).filter((e) => e.kind === 'criteria').map((e) => e.text))
+      .toContain('acceptance criteria not met: c2; not reported: c3 (not enforced in this project: the run goes on)');
+    const pr = host.pullRequests().find((p) => p.head === 'service/43')!;
+    expect(pr.body).toContain('- c2 (NOT met): the greeting ends with a newline');
+    expect(pr.body).toContain('- c3 (not reported): the tests pass');
   }, 120_000);
 });
