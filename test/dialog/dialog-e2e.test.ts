@@ -150,6 +150,8 @@ describe('the design dialogue end to end on the four trackers', () => {
         // No repository (one empty tree), a budget one turn spends; and a project without a model.
         tight: { tracker: 'platform-a', agent: { provider: 'openai', model: 'gpt-5.1', base_url: model.baseUrl, api_key: apiKey, max_tokens: 50, max_steps: 5, requests_per_minute: 6000 } },
         silent: { tracker: 'platform-a' },
+        // A cost budget one turn spends: $1,000 per million tokens, $0.05 at most.
+        priced: { tracker: 'platform-a', agent: { provider: 'openai', model: 'gpt-5.1', base_url: model.baseUrl, api_key: apiKey, max_cost_usd: 0.05, prices: { input_per_mtok: 1000, output_per_mtok: 1000 }, max_steps: 5, requests_per_minute: 6000 } },
       },
     }, { polling: { intervalMs: 1000 } });
   }, 120_000);
@@ -329,5 +331,19 @@ describe('the design dialogue end to end on the four trackers', () => {
     expect(silent.status).toBe(409);
     expect(silent.body.error).toMatch(/project silent has no model/);
     expect((await call('olga', 'GET', '/api/dialog')).body.items).toHaveLength(before);
+  }, 120_000);
+  it('counts cost over the conversation: once max_cost_usd is spent the next message is refused (409), saying what was spent', async () => {
+    const tag = `PRICED-${randomBytes(3).toString('hex')}`;
+    model.script({ match: tag, turns: [{ toolCalls: [{ name: 'bash', input: { command: 'ls -A | wc -l' } }], usage: { inputTokens: 40, outputTokens: 30 } }, { text: `${tag}: the tree is empty.`, usage: { inputTokens: 40, outputTokens: 30 } }] });
+    const first = await call('olga', 'POST', '/api/dialog', { project: 'priced', message: `${tag}: what is there?` });
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    const id = first.body.conversationId as string;
+    // Over max_cost_usd after the first call ($0.07): the loop stops before another call and says so.
+    expect(first.body.reply).toEqual({ kind: 'answer', text: '(The answer was cut short: the agent spent $0.0700, over max_cost_usd 0.05.)', tickets: [] });
+    expect((await call('olga', 'GET', `/api/dialog/${id}`)).body.usage).toEqual({ modelCalls: 1, inputTokens: 40, outputTokens: 30, costUsd: 0.07 });
+    const next = await call('olga', 'POST', '/api/dialog', { project: 'priced', message: 'and now?', conversationId: id });
+    expect(next.status).toBe(409);
+    expect(next.body.error).toBe('this conversation spent $0.0700, reaching max_cost_usd 0.05: start a new conversation');
+    expect(model.modelCalls().filter((r) => r.body.includes(tag))).toHaveLength(1);
   }, 120_000);
 });
