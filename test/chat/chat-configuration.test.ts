@@ -59,7 +59,7 @@ describe('chat platforms served', () => {
       const { body } = await getJson<FindingsBody>(app, '/api/config/findings');
       const chat = body.findings.filter((f) => f.subsystem === 'chat');
       expect(chat).toEqual([expect.objectContaining({ severity: 'blocking', field: 'chat.teams.app_id' })]);
-      expect(chat[0]!.reason).toContain('Microsoft Teams: chat.teams.app_id');
+      expect(chat[0]!.reason).toContain('Microsoft Teams: chat.teams.app_id is not set');
       expect(chat[0]!.reason).toContain('no Teams activity can be verified');
       // The app password is a secret: it appears in no finding.
       expect(JSON.stringify(body)).not.toContain('teams-secret-only');
@@ -83,7 +83,7 @@ describe('chat platforms served', () => {
       const { body } = await getJson<FindingsBody>(app, '/api/config/findings');
       const chat = body.findings.filter((f) => f.subsystem === 'chat');
       expect(chat).toEqual([expect.objectContaining({ severity: 'blocking', field: 'chat.gchat.project_number' })]);
-      expect(chat[0]!.reason).toContain('Google Chat: chat.gchat.project_number');
+      expect(chat[0]!.reason).toContain('Google Chat: chat.gchat.project_number is not set');
       expect(chat[0]!.reason).toContain('no Google Chat event can be verified');
       // The key is a secret: it appears in no finding.
       expect(JSON.stringify(body)).not.toContain('PRIVATE-KEY-NEVER-SHOWN');
@@ -95,6 +95,7 @@ describe('chat platforms served', () => {
       const { body } = await getJson<FindingsBody>(app, '/api/config/findings');
       const chat = body.findings.filter((f) => f.subsystem === 'chat');
       expect(chat).toEqual([expect.objectContaining({ severity: 'blocking', field: 'chat.gchat.credentials' })]);
+      expect(chat[0]!.reason).toContain('Google Chat: chat.gchat.credentials is not set');
       expect(chat[0]!.reason).toContain('the service cannot reply');
     });
     // Credentials set but not a key file: named as unusable, and still 404.
@@ -104,7 +105,8 @@ describe('chat platforms served', () => {
       const { body } = await getJson<FindingsBody>(app, '/api/config/findings');
       const chat = body.findings.filter((f) => f.subsystem === 'chat');
       expect(chat).toEqual([expect.objectContaining({ severity: 'blocking', field: 'chat.gchat.credentials' })]);
-      expect(chat[0]!.reason).toContain('is not JSON');
+      // Set, but unusable: the finding does not claim it is unset.
+      expect(chat[0]!.reason).toContain('Google Chat: chat.gchat.credentials is not usable: the service account key is not JSON');
       expect(JSON.stringify(body)).not.toContain('not-json-SECRETISH');
     });
   });
