@@ -9,6 +9,7 @@ import { FindingsService } from '../findings/findings.service.js';
 import { StoreConnectionService } from '../store/store-connection.service.js';
 import type { ChatPlatform, ChatPlatformBlock } from './chat-platform.js';
 import { CHAT_PLATFORMS, chatPlatformNamed } from './chat-platforms.js';
+import { isSet } from './platforms/raw-fields.js';
 import { ChatFollower } from './chat-follower.service.js';
 import { ChatFollowsService } from './chat-follows.service.js';
 import { ChatInstanceHolder } from './chat-instance.holder.js';
@@ -78,7 +79,9 @@ export class ChatBotService implements OnApplicationBootstrap, OnApplicationShut
       const platform = chatPlatformNamed(name);
       if (!platform) continue;
       for (const problem of platform.problems(block)) {
-        out.push(finding(FindingSubsystem.Chat, 'blocking', `${platform.title}: chat.${name}.${problem.key} is not set: ${problem.reason}`, { field: `chat.${name}.${problem.key}` }));
+        // A key that is set but unusable (Google Chat's credentials that are no key file) is not "not set".
+        const state = isSet(block[problem.key]) ? 'is not usable' : 'is not set';
+        out.push(finding(FindingSubsystem.Chat, 'blocking', `${platform.title}: chat.${name}.${problem.key} ${state}: ${problem.reason}`, { field: `chat.${name}.${problem.key}` }));
       }
     }
     if (this.served().length > 0 && !this.store.isConfigured) {

@@ -51,6 +51,66 @@ describe('chat platforms served', () => {
     });
   });
 
+  it('half configured Microsoft Teams: a blocking finding names each missing key, with why, and /chat/teams stays 404', async () => {
+    // Only the app password: the app id (the tokens' audience) is missing.
+    testEnv.config.write({ queue: { key_prefix: testEnv.keyPrefix }, chat: { teams: { app_password: 'teams-secret-only' } } });
+    await withApp(testEnv.env, async (app) => {
+      expect((await post(app, 'teams', '{"type":"message"}', { authorization: 'Bearer x' })).statusCode).toBe(404);
+      const { body } = await getJson<FindingsBody>(app, '/api/config/findings');
+      const chat = body.findings.filter((f) => f.subsystem === 'chat');
+      expect(chat).toEqual([expect.objectContaining({ severity: 'blocking', field: 'chat.teams.app_id' })]);
+      expect(chat[0]!.reason).toContain('Microsoft Teams: chat.teams.app_id is not set');
+      expect(chat[0]!.reason).toContain('no Teams activity can be verified');
+      // The app password is a secret: it appears in no finding.
+      expect(JSON.stringify(body)).not.toContain('teams-secret-only');
+    });
+    // Neither the app id nor the password (only the tenant): both are named, and still 404.
+    testEnv.config.write({ queue: { key_prefix: testEnv.keyPrefix }, chat: { teams: { tenant_id: 'tenant-only' } } });
+    await withApp(testEnv.env, async (app) => {
+      expect((await post(app, 'teams')).statusCode).toBe(404);
+      const { body } = await getJson<FindingsBody>(app, '/api/config/findings');
+      const fields = body.findings.filter((f) => f.subsystem === 'chat').map((f) => [f.severity, f.field]);
+      expect(fields).toEqual([['blocking', 'chat.teams.app_id'], ['blocking', 'chat.teams.app_password']]);
+    });
+  });
+
+  it('half configured Google Chat: a blocking finding names the missing key (or the unusable key file), and /chat/gchat stays 404', async () => {
+    // Only the service account key: the project number (the tokens' audience) is missing.
+    const key = JSON.stringify({ type: 'service_account', client_email: 'bot@project.iam.gserviceaccount.com', private_key: 'PRIVATE-KEY-NEVER-SHOWN', token_uri: 'http://127.0.0.1:9/token' });
+    testEnv.config.write({ queue: { key_prefix: testEnv.keyPrefix }, chat: { gchat: { credentials: key } } });
+    await withApp(testEnv.env, async (app) => {
+      expect((await post(app, 'gchat', '{"chat":{}}', { authorization: 'Bearer x' })).statusCode).toBe(404);
+      const { body } = await getJson<FindingsBody>(app, '/api/config/findings');
+      const chat = body.findings.filter((f) => f.subsystem === 'chat');
+      expect(chat).toEqual([expect.objectContaining({ severity: 'blocking', field: 'chat.gchat.project_number' })]);
+      expect(chat[0]!.reason).toContain('Google Chat: chat.gchat.project_number is not set');
+      expect(chat[0]!.reason).toContain('no Google Chat event can be verified');
+      // The key is a secret: it appears in no finding.
+      expect(JSON.stringify(body)).not.toContain('PRIVATE-KEY-NEVER-SHOWN');
+    });
+    // Only the project number: the credentials are missing.
+    testEnv.config.write({ queue: { key_prefix: testEnv.keyPrefix }, chat: { gchat: { project_number: '123456789' } } });
+    await withApp(testEnv.env, async (app) => {
+      expect((await post(app, 'gchat')).statusCode).toBe(404);
+      const { body } = await getJson<FindingsBody>(app, '/api/config/findings');
+      const chat = body.findings.filter((f) => f.subsystem === 'chat');
+      expect(chat).toEqual([expect.objectContaining({ severity: 'blocking', field: 'chat.gchat.credentials' })]);
+      expect(chat[0]!.reason).toContain('Google Chat: chat.gchat.credentials is not set');
+      expect(chat[0]!.reason).toContain('the service cannot reply');
+    });
+    // Credentials set but not a key file: named as unusable, and still 404.
+    testEnv.config.write({ queue: { key_prefix: testEnv.keyPrefix }, chat: { gchat: { project_number: '123456789', credentials: 'not-json-SECRETISH' } } });
+    await withApp(testEnv.env, async (app) => {
+      expect((await post(app, 'gchat')).statusCode).toBe(404);
+      const { body } = await getJson<FindingsBody>(app, '/api/config/findings');
+      const chat = body.findings.filter((f) => f.subsystem === 'chat');
+      expect(chat).toEqual([expect.objectContaining({ severity: 'blocking', field: 'chat.gchat.credentials' })]);
+      // Set, but unusable: the finding does not claim it is unset.
+      expect(chat[0]!.reason).toContain('Google Chat: chat.gchat.credentials is not usable: the service account key is not JSON');
+      expect(JSON.stringify(body)).not.toContain('not-json-SECRETISH');
+    });
+  });
+
   it('configured without the store: a finding names KVSTORE_URL, and a signed request is 503 store_unavailable (Slack retries)', async () => {
     const noStore = createTestEnv('chat-no-store', { databaseUrl: db.url, store: false, config: { chat: { slack: { bot_token: slack.botToken, signing_secret: slack.signingSecret, api_url: slack.apiUrl } } } });
     try {

@@ -315,6 +315,111 @@ describe('chat on Slack', () => {
     expect(botMessagesIn(OPS_CHANNEL, second.ts)).toHaveLength(1);
   }, 120_000);
 
+  it('`help` in a thread answers there with the intents the service understands and who the caller is', async () => {
+    // A person's message in the channel, then a mention in its thread asking for help.
+    const root = bench.slack.mention(ALICE, OPS_CHANNEL, 'anyone around?');
+    const ask = bench.slack.mention(ALICE, OPS_CHANNEL, 'help', { threadTs: root.ts });
+    expect((await bench.send(ask.body, 'application/json')).status).toBe(200);
+    const reply = await eventually(() => botMessagesIn(OPS_CHANNEL, root.ts)[0], 15_000, 'the help in the thread');
+    expect(reply.threadTs).toBe(root.ts);
+    expect(botMessagesIn(OPS_CHANNEL, root.ts)).toHaveLength(1);
+    expect(reply.text).toContain('from Slack');
+    expect(reply.text).toContain(`slack:${SLACK_TEAM}/${ALICE}`);
+    expect(reply.text).toContain('roles: operator');
+    // Each intent the rules read, with the permission it needs.
+    for (const part of ['fix BILL-12', 'run security-scan on shop#42', 'code 42 in shop', 'start a pipeline on a ticket (runs.control)',
+      'status of shop#42', '(runs.read)', 'follow shop#42', 'cancel shop#42', 'reply there, or press an answer', 'spec …', '(dialog.write)']) {
+      expect(reply.text).toContain(part);
+    }
+    // Nothing was started, and the model was not asked.
+    expect(bench.model.modelCalls().some((r) => r.body.includes('anyone around?'))).toBe(false);
+    // A reader asking in a thread of their channel is told their own role.
+    const readerRoot = bench.slack.mention(READER, READERS_CHANNEL, 'hello');
+    const readerAsk = bench.slack.mention(READER, READERS_CHANNEL, 'what can you do?', { threadTs: readerRoot.ts });
+    await bench.send(readerAsk.body, 'application/json');
+    const readerReply = await eventually(() => botMessagesIn(READERS_CHANNEL, readerRoot.ts)[0], 15_000, 'the reader\'s help');
+    expect(readerReply.text).toContain(`slack:${SLACK_TEAM}/${READER}\` (roles: reader)`);
+    expect(readerReply.text).toContain('follow shop#42');
+  });
+
+  it('`follow <ticket>` on a ticket with a live run keeps one message in the asking thread, edited until the run ends Done', async () => {
+    const title = 'Follow me along';
+    bench.host.addTicket('50', title, 'Add greeting.txt.');
+    // The first model turn is held so the run is still live when someone asks to follow it.
+    bench.model.script({
+      match: title,
+      turns: [
+        { delayMs: 6_000, toolCalls: [{ name: 'write_file', input: { path: 'greeting.txt', content: 'hello\n' } }] },
+        { toolCalls: [{ name: 'finish', input: { summary: 'Added greeting.txt.' } }] },
+      ],
+    });
+    const start = bench.slack.mention(ALICE, OPS_CHANNEL, 'fix app#50');
+    expect((await bench.send(start.body, 'application/json')).status).toBe(200);
+    const [run] = await eventually(async () => {
+      const runs = await bench.runsOf('50');
+      return runs[0]?.state === 'running' ? runs : undefined;
+    }, 30_000, 'the run of #50 to be running');
+
+    // A reader (runs.read) follows it from another channel: a new thread, its own message.
+    const follow = bench.slack.mention(READER, READERS_CHANNEL, 'follow app#50');
+    expect((await bench.send(follow.body, 'application/json')).status).toBe(200);
+    const message = await eventually(() => botMessagesIn(READERS_CHANNEL, follow.ts)[0], 15_000, 'the followed run\'s message');
+    expect(message.threadTs).toBe(follow.ts);
+    expect(message.history[0]).toContain(`${DASHBOARD}/runs/${run!.id}`);
+    expect(message.history[0]).not.toMatch(/Done|Failed/);
+
+    const ended = await bench.server.finished(run!.id, 60_000);
+    expect(ended).toEqual({ state: 'succeeded', error: null });
+    const pr = await eventually(() => bench.host.pullRequests().find((p) => p.head === 'service/50'), 15_000, 'the pull request');
+    await eventually(() => (message.text.includes('Done') ? true : undefined), 20_000, 'the followed message to say Done');
+    // Still one message in that thread, edited (never re-posted), ending with the pull request.
+    expect(botMessagesIn(READERS_CHANNEL, follow.ts)).toEqual([message]);
+    expect(message.history.length).toBeGreaterThan(1);
+    for (let i = 1; i < message.history.length; i++) expect(message.history[i]).not.toBe(message.history[i - 1]);
+    expect(message.text).toContain(`${DASHBOARD}/runs/${run!.id}`);
+    const resource = await bench.server.get<{ pullRequests: { url: string }[] }>(`/api/runs/${run!.id}`);
+    expect(resource.body.pullRequests.map((p) => p.url)).toHaveLength(1);
+    expect(message.text).toContain(resource.body.pullRequests[0]!.url);
+    expect(pr).toBeDefined();
+    // The starting thread kept its own one message too, also ending Done.
+    await eventually(() => (botMessagesIn(OPS_CHANNEL, start.ts)[0]?.text.includes('Done') ? true : undefined), 20_000, 'the starting thread to say Done');
+    expect(botMessagesIn(OPS_CHANNEL, start.ts)).toHaveLength(1);
+
+    // Once the run has ended there is nothing live to follow: said so, nothing followed.
+    const late = bench.slack.mention(READER, READERS_CHANNEL, 'follow app#50');
+    await bench.send(late.body, 'application/json');
+    const none = await eventually(() => botMessagesIn(READERS_CHANNEL, late.ts)[0], 15_000, 'the reply to a late follow');
+    expect(none.text).toContain('No run is live on');
+    expect(none.text).toContain('status of app#50');
+  }, 120_000);
+
+  it('`follow <ticket>` on a run that fails: the asking thread\'s one message ends Failed with the one-line reason', async () => {
+    const title = 'Follow me into failure';
+    bench.host.addTicket('51', title, 'x');
+    // The model is held, then refuses the request outright (a 400 is not retried): the run fails.
+    bench.model.script({ match: title, turns: [{ delayMs: 5_000, fault: 'server-error', status: 400 }, { fault: 'server-error', status: 400 }, { fault: 'server-error', status: 400 }] });
+    const start = bench.slack.mention(ALICE, OPS_CHANNEL, 'fix app#51');
+    expect((await bench.send(start.body, 'application/json')).status).toBe(200);
+    const [run] = await eventually(async () => {
+      const runs = await bench.runsOf('51');
+      return runs[0]?.state === 'running' ? runs : undefined;
+    }, 30_000, 'the run of #51 to be running');
+
+    const follow = bench.slack.mention(ALICE, OPS_CHANNEL, 'watch app#51');
+    expect((await bench.send(follow.body, 'application/json')).status).toBe(200);
+    const message = await eventually(() => botMessagesIn(OPS_CHANNEL, follow.ts)[0], 15_000, 'the followed run\'s message');
+    expect(message.history[0]).not.toMatch(/Done|Failed/);
+
+    const ended = await bench.server.finished(run!.id, 60_000);
+    expect(ended.state).toBe('failed');
+    await eventually(() => (message.text.includes('Failed') ? true : undefined), 20_000, 'the followed message to say Failed');
+    expect(botMessagesIn(OPS_CHANNEL, follow.ts)).toEqual([message]);
+    expect(message.history.length).toBeGreaterThan(1);
+    expect(message.text).not.toContain('Done');
+    expect(message.text).toContain(`Failed — ${ended.error!.split('\n')[0]}`);
+    expect(message.text).toContain(`${DASHBOARD}/runs/${run!.id}`);
+  }, 120_000);
+
   it('the Access surface lists the chat principals seen', async () => {
     await bench.server.app.get(ObservationRecorder).flush();
     const people = await bench.server.get<{ people: { claim: string; value: string; signedIn: boolean }[] }>('/api/access/people?limit=200');
