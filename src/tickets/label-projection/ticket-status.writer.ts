@@ -45,14 +45,7 @@ export class TicketStatusWriter {
   async write(entry: ProjectionEntry, tracker: ProjectTracker, wanted: StatusWrite): Promise<void> {
     const first = COMMENT_BEFORE_STATUS[wanted.state];
     if (first && entry.comments.has(runCommentKey({ kind: first, runId: wanted.runId }))) return; // the comment is retried first
-    // A retry may come after the ticket was triggered again (perhaps on another replica, whose
-    // transitions this entry never hears): the status belongs to that run's state only.
-    const now = await this.lifecycle.find(entry.key);
-    if (now?.state !== wanted.state || now.runId !== wanted.runId) {
-      if (entry.status === wanted) entry.status = null;
-      this.logger.log(`${describeTicket(entry.key)}: status ${wanted.status} not set: the ticket moved on from run ${wanted.runId}`);
-      return;
-    }
+    if (await this.movedOn(entry, wanted)) return;
     const shown = wanted.ifStillTriggered ? await this.untriggeredStatus(tracker, entry.key) : null;
     if (shown !== null) {
       if (entry.status === wanted) entry.status = null;
@@ -60,9 +53,26 @@ export class TicketStatusWriter {
       return;
     }
     await this.limiter.take(tracker.platform, tracker.host);
+    // Asked again after the tracker read and the write budget's wait, right before the write: the
+    // ticket may have been triggered again meanwhile. (A tracker's status has no conditional
+    // write, so this narrows the window to the request itself; it cannot close it.)
+    if (await this.movedOn(entry, wanted)) return;
     await tracker.client.setStatus(entry.key.ticket, wanted.status);
     if (entry.status === wanted) entry.status = null;
     this.logger.log(`${describeTicket(entry.key)}: status ${wanted.status} set`);
+  }
+
+  /**
+   * Whether the ticket left the state `wanted` belongs to. A retry may come after the ticket was
+   * triggered again (perhaps on another replica, whose transitions this entry never hears): the
+   * status belongs to that run's state only. When it moved on, the write is dropped from the entry.
+   */
+  private async movedOn(entry: ProjectionEntry, wanted: StatusWrite): Promise<boolean> {
+    const now = await this.lifecycle.find(entry.key);
+    if (now?.state === wanted.state && now.runId === wanted.runId) return false;
+    if (entry.status === wanted) entry.status = null;
+    this.logger.log(`${describeTicket(entry.key)}: status ${wanted.status} not set: the ticket moved on from run ${wanted.runId}`);
+    return true;
   }
 
   /** Null while the ticket still shows one of its trigger statuses; else the status it shows ('' for none). */
