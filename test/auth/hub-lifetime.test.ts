@@ -113,7 +113,8 @@ describe('hub connection lifetime (real authority, real feed)', () => {
     expect(await call(socket, 'run.watch', { runId: run })).toEqual({ ok: true });
     expect(await feed(socket, run)).toMatchObject({ run });
 
-    const left = next<HubError>(socket, 'error', 5_000);
+    // The access sweep runs every second; the wait is long for a loaded machine, not a timing check.
+    const left = next<HubError>(socket, 'error', 15_000);
     await bench.db.query(`DELETE FROM access_custom_roles WHERE name = 'temp'`);
     app.get(AccessStoreService).invalidate();
     expect(await left).toMatchObject({ missingPermissions: ['runs.read', 'runs.watch'], leftRooms: expect.arrayContaining(['runs', `run:${run}`]) });
@@ -123,7 +124,7 @@ describe('hub connection lifetime (real authority, real feed)', () => {
     socket.emit('run.watch', { runId: randomUUID() });
     expect(await refused).toMatchObject({ error: 'missing permission: runs.watch', missingPermissions: ['runs.watch'] });
     expect(socket.connected).toBe(true); // the token itself is still valid
-  }, 20_000);
+  }, 40_000);
 
   it(`run.watch is capped at ${MAX_WATCHED_RUNS} runs per connection`, async () => {
     const socket = await connect(idp.mint({ claims: { roles: ['watcher'] } }));
