@@ -2,10 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
-import type { OpenAPIObject } from '@nestjs/swagger';
 import { buildOpenApiDocument } from './openapi-document.js';
-
-const DOCS = '/api/docs';
+import { DOCS_PATH as DOCS } from './serve-openapi.js';
 
 /** The Swagger UI files the page uses, by name; nothing else under the folder is served. */
 const ASSET_TYPES: Record<string, string> = {
@@ -22,24 +20,30 @@ const ASSET_TYPES: Record<string, string> = {
  * `@nestjs/swagger` depends on). The page has no inline script or style.
  */
 export class DocsPages {
-  private readonly document: OpenAPIObject;
-  private readonly documentJson: string;
+  /** The document, its page and the page's start script: built once, on the first request. */
+  readonly json: string;
+  readonly html: string;
+  readonly initScript: string;
   private readonly assetsFolder: string;
 
   constructor(app: INestApplication) {
-    this.document = buildOpenApiDocument(app);
-    this.documentJson = JSON.stringify(this.document);
+    const document = buildOpenApiDocument(app);
+    this.json = JSON.stringify(document);
+    this.html = pageHtml(document.info.title.replace(/[<>&"]/g, ''));
+    this.initScript = startScript(this.json);
     const fromSwagger = createRequire(createRequire(import.meta.url).resolve('@nestjs/swagger'));
     this.assetsFolder = (fromSwagger('swagger-ui-dist/absolute-path.js') as () => string)();
   }
 
-  json(): string {
-    return this.documentJson;
+  async asset(name: string): Promise<{ type: string; body: Buffer } | null> {
+    const type = Object.hasOwn(ASSET_TYPES, name) ? ASSET_TYPES[name] : undefined;
+    if (!type) return null;
+    return { type, body: await readFile(join(this.assetsFolder, name)) };
   }
+}
 
-  html(): string {
-    const title = this.document.info.title.replace(/[<>&"]/g, '');
-    return `<!DOCTYPE html>
+function pageHtml(title: string): string {
+  return `<!DOCTYPE html>
 <html lang="en">
 <head>
   <meta charset="UTF-8">
@@ -56,13 +60,13 @@ export class DocsPages {
 </body>
 </html>
 `;
-  }
+}
 
-  /** Starts the UI on the document itself (no second request for it), without the explorer's URL bar. */
-  initScript(): string {
-    return `window.onload = function () {
+/** Starts the UI on the document itself (no second request for it), without the explorer's URL bar. */
+function startScript(documentJson: string): string {
+  return `window.onload = function () {
   window.ui = SwaggerUIBundle({
-    spec: ${this.documentJson},
+    spec: ${documentJson},
     dom_id: '#swagger-ui',
     deepLinking: true,
     presets: [SwaggerUIBundle.presets.apis],
@@ -70,11 +74,4 @@ export class DocsPages {
   });
 };
 `;
-  }
-
-  async asset(name: string): Promise<{ type: string; body: Buffer } | null> {
-    const type = Object.hasOwn(ASSET_TYPES, name) ? ASSET_TYPES[name] : undefined;
-    if (!type) return null;
-    return { type, body: await readFile(join(this.assetsFolder, name)) };
-  }
 }

@@ -17,12 +17,12 @@ export function serveOpenApi(app: INestApplication): void {
   let pages: Promise<DocsPages> | null = null;
   const docs = (): Promise<DocsPages> => (pages ??= import('./docs-pages.js').then(({ DocsPages }) => new DocsPages(app)));
 
-  const html = async (_: unknown, reply: FastifyReply) => reply.type('text/html; charset=utf-8').send((await docs()).html());
+  const html = async (_: unknown, reply: FastifyReply) => reply.type('text/html; charset=utf-8').send((await docs()).html);
   fastify.get(DOCS_PATH, html);
   fastify.get(`${DOCS_PATH}/`, html);
   fastify.get(`${DOCS_PATH}/index.html`, html);
-  fastify.get(OPENAPI_JSON_PATH, async (_, reply) => reply.type('application/json; charset=utf-8').send((await docs()).json()));
-  fastify.get(`${DOCS_PATH}/swagger-ui-init.js`, async (_, reply) => reply.type('application/javascript; charset=utf-8').send((await docs()).initScript()));
+  fastify.get(OPENAPI_JSON_PATH, async (_, reply) => reply.type('application/json; charset=utf-8').send((await docs()).json));
+  fastify.get(`${DOCS_PATH}/swagger-ui-init.js`, async (_, reply) => reply.type('application/javascript; charset=utf-8').send((await docs()).initScript));
   fastify.get<{ Params: { asset: string } }>(`${DOCS_PATH}/:asset`, async (request, reply) => {
     const asset = await (await docs()).asset(request.params.asset);
     if (!asset) return reply.code(404).send({ statusCode: 404, error: 'Not Found', message: `no such file under ${DOCS_PATH}` });
