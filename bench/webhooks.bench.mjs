@@ -46,6 +46,7 @@ const LEAK_SLOPE_LIMIT = 2;
 // BENCH_CPU_PROF=<dir>: the service runs with --cpu-prof and writes its profile there.
 const PROFILE_DIR = process.env.BENCH_CPU_PROF ?? null;
 const TARGET_P99_MS = 25;
+const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 
 if (!existsSync(join(ROOT, 'dist/main.js'))) {
   console.log('building dist/ …');
@@ -169,17 +170,51 @@ async function load(url, path, counter, opts) {
   return { result, statuses };
 }
 
-async function measure(name, url, path, counter) {
+/** CPU seconds a process has used (user + system), from /proc/<pid>/stat. */
+function processCpuSeconds(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return 0; // the process has exited
+  }
+}
+
+/**
+ * Where the CPU goes during a phase: the server process, Redis (INFO cpu: the whole server, so
+ * nothing else should use it meanwhile) and the PostgreSQL backends connected to the bench's
+ * database. On two shared cores, claims/s follows the sum of these per claim.
+ */
+async function cpuSnapshot(serverPid) {
+  const info = await redis.info('cpu');
+  const redisCpu = ['used_cpu_sys', 'used_cpu_user'].reduce((sum, k) => sum + Number(new RegExp(`^${k}:([\\d.]+)`, 'm').exec(info)?.[1] ?? 0), 0);
+  const client = new pg.Client({ connectionString: ADMIN_URL });
+  await client.connect();
+  const { rows } = await client.query('SELECT pid FROM pg_stat_activity WHERE datname = $1', [dbName]).finally(() => client.end());
+  return { server: processCpuSeconds(serverPid), redis: redisCpu, backends: new Map(rows.map((r) => [r.pid, processCpuSeconds(r.pid)])) };
+}
+
+function cpuPerClaim(before, after, claims) {
+  let database = 0;
+  for (const [pid, cpu] of after.backends) database += cpu - (before.backends.get(pid) ?? 0);
+  const ms = (seconds) => (seconds * 1000) / Math.max(claims, 1);
+  return { server: ms(after.server - before.server), redis: ms(after.redis - before.redis), database: ms(database) };
+}
+
+async function measure(name, url, path, counter, serverPid) {
   const warm = await load(url, path, counter, { connections: CONNECTIONS, seconds: WARMUP_SECONDS });
   // The fixed-rate phase first, so that it does not measure the aftermath of the overload
   // phase (its trigger-log backlog, autovacuum of the rows it wrote).
   const paced = await pacedLoad(url, () => signedDelivery(counter), { rate: RATE, seconds: PACED_SECONDS });
+  const cpuBefore = await cpuSnapshot(serverPid);
   const sustained = await load(url, path, counter, { connections: CONNECTIONS, seconds: SECONDS });
+  const cpu = cpuPerClaim(cpuBefore, await cpuSnapshot(serverPid), sustained.statuses[202] ?? 0);
   const claims = (sustained.statuses[202] ?? 0) / sustained.result.duration;
   const others = (statuses) => Object.entries(statuses).filter(([s]) => s !== '202').map(([s, n]) => `${n}×${s}`);
   return {
     name,
     claims,
+    cpu,
     sustainedLatency: sustained.result.latency,
     paced,
     errors: sustained.result.errors + sustained.result.timeouts + paced.errors,
@@ -346,7 +381,7 @@ try {
   }
   const serviceCounter = { next: 1_000_000 };
   console.log(`service: dist/main.js on ${serviceUrl} (database ${dbName}, key prefix ${keyPrefix})`);
-  const serviceResult = await measure('pipeline-service (dist/main.js)', serviceUrl, '/webhook/platform-a', serviceCounter);
+  const serviceResult = await measure('pipeline-service (dist/main.js)', serviceUrl, '/webhook/platform-a', serviceCounter, service.pid);
   await stop(service);
 
   // Every 202 is one claim: a run row and a queued request each.
@@ -364,7 +399,7 @@ try {
   const baseline = start(['--input-type=module', '-e', `process.stdin.resume();process.stdin.on("end",()=>process.exit(0));${BASELINE}`], { PORT: String(baselinePort), KVSTORE_URL: REDIS_URL, KEY_PREFIX: keyPrefix, SECRET }, 'baseline.log');
   const baselineUrl = `http://127.0.0.1:${baselinePort}`;
   await waitForHttp(`${baselineUrl}/health`, baseline, 'baseline');
-  const baselineResult = await measure('baseline (Fastify + Redis SET NX)', baselineUrl, '/webhook/platform-a', { next: 1_000_000 });
+  const baselineResult = await measure('baseline (Fastify + Redis SET NX)', baselineUrl, '/webhook/platform-a', { next: 1_000_000 }, baseline.pid);
   await stop(baseline);
 
   // --- the minimal durable claim baseline (same database, same Redis) ---
@@ -373,7 +408,7 @@ try {
     { PORT: String(durablePort), KVSTORE_URL: REDIS_URL, KEY_PREFIX: keyPrefix, SECRET, DATABASE_URL: dbUrl.toString() }, 'durable.log');
   const durableUrl = `http://127.0.0.1:${durablePort}`;
   await waitForHttp(`${durableUrl}/health`, durable, 'durable baseline');
-  const durableResult = await measure('minimal durable claim (baseline)', durableUrl, '/webhook/platform-a', { next: 1_000_000 });
+  const durableResult = await measure('minimal durable claim (baseline)', durableUrl, '/webhook/platform-a', { next: 1_000_000 }, durable.pid);
   await stop(durable);
 
   // --- the leak check: resident memory of the server over BENCH_LEAK_DELIVERIES deliveries ---
@@ -386,6 +421,12 @@ try {
   console.log(row(widths.map((w) => '-'.repeat(w)), widths));
   for (const r of [serviceResult, durableResult, baselineResult]) {
     console.log(row([r.name, r.claims.toFixed(0), `${r.paced.p50.toFixed(1)} ms`, `${r.paced.p99.toFixed(1)} ms`, r.errors, r.notClaimed], widths));
+  }
+  console.log('');
+  console.log('CPU per claim in the sustained phase (ms; the server process, Redis, the PostgreSQL backends of the bench database):');
+  for (const r of [serviceResult, durableResult, baselineResult]) {
+    const { server, redis: kv, database } = r.cpu;
+    console.log(`  ${r.name.padEnd(34)} server ${server.toFixed(3)}, Redis ${kv.toFixed(3)}, PostgreSQL ${database.toFixed(3)}, sum ${(server + kv + database).toFixed(3)}`);
   }
   console.log('');
   console.log(`paced phase: service ${serviceResult.paced.samples} answers, max ${serviceResult.paced.max.toFixed(1)} ms, ${serviceResult.paced.lateSends} sends late by more than one interval; baseline max ${baselineResult.paced.max.toFixed(1)} ms`);

@@ -26,6 +26,22 @@ function write(path: string, content: string | Buffer, mode = 0o644): void {
 }
 
 describe('packDirectory', () => {
+  it('lets the event loop run while it walks a large tree', async () => {
+    // The walk reads synchronously in slices; between them timers and other requests get their turn.
+    for (let i = 0; i < 3000; i += 1) write(`d${i % 30}/f${i}.txt`, 'x'.repeat(2000));
+    let turns = 0;
+    let ticking = true;
+    const tick = (): void => {
+      turns += 1;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const entries = await readTar(packDirectory(dir));
+    ticking = false;
+    expect(entries.filter((e) => e.type === 'file')).toHaveLength(3000);
+    expect(turns).toBeGreaterThan(1);
+  });
+
   it('emits the whole tree in sorted order, a directory before its contents, links unfollowed', async () => {
     write('src/main.ts', 'main');
     write('src/a.ts', 'a');
