@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, ServiceUnavailableException } from '@nestjs/common';
+import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { SERVICE_ENVIRONMENT } from '../config/config.tokens.js';
 import type { ServiceEnvironment } from '../config/environment.js';
@@ -54,6 +55,20 @@ export class DatabaseService implements OnApplicationShutdown {
   get dataSource(): DataSource {
     if (this.source && this.current.state === 'ready') return this.source;
     throw new ServiceUnavailableException(`database unavailable: ${describe(this.current)}`);
+  }
+
+  /**
+   * One statement on the pool itself, prepared once per connection under `name`: for the hot
+   * paths (a claim per delivery). TypeORM's `query` takes a query runner per call, and an unnamed
+   * statement is parsed and planned on every call; bench:webhooks measured PostgreSQL CPU per
+   * claim 1.2–1.3 ms → 0.64 ms and the server's 1.6–1.9 ms → 1.34 ms. The embedded database is
+   * one PGlite session behind a socket, which a reconnection keeps, so there the statement stays
+   * unnamed (a second PREPARE of the name would fail). Errors are pg's own (`code` is the SQLSTATE).
+   */
+  async preparedQuery<T>(name: string, text: string, values: unknown[]): Promise<T[]> {
+    const pool = (this.dataSource.driver as unknown as { master: Pool }).master;
+    const result = await pool.query(this.env.databaseUrl === null ? { text, values } : { name, text, values });
+    return result.rows as T[];
   }
 
   /** Called after every open attempt with its outcome. */

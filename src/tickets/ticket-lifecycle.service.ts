@@ -115,7 +115,7 @@ export class TicketLifecycleService {
     let result: ClaimResult;
     try {
       const params = [key.platform, key.project, key.ticket, pipeline, runId, instructions, expectRunId !== undefined, expectRunId ?? null];
-      const [row] = (await this.db.dataSource.query(CLAIM_SQL, params)) as ClaimRow[];
+      const [row] = await this.db.preparedQuery<ClaimRow>('ticket_claim', CLAIM_SQL, params);
       result = row?.run_id
         ? { outcome: 'Claimed', runId, pipeline, previous: row.prev_state ? { state: row.prev_state, runId: row.prev_run } : null }
         : { outcome: 'AlreadyClaimed', state: row?.prev_state ?? TicketState.Enqueued };
