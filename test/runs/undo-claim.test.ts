@@ -73,3 +73,34 @@ describe('undoClaim', () => {
     expect(await runStates('undo-3')).toEqual({ [first.runId]: 'succeeded' });
   });
 });
+
+describe('claim without the claim lock', () => {
+  it('lets exactly one of many concurrent claims of a ticket win; the others are AlreadyClaimed, none fails', async () => {
+    // The store's claim lock normally serialises these; the database must decide alone when it
+    // does not (a lock expired mid-claim): the row lock and the live-run unique index.
+    const results = await Promise.all(Array.from({ length: 12 }, () => lifecycle.claim(key('race-1'), 'instant')));
+    const claimed = results.filter((r) => r.outcome === 'Claimed');
+    expect(claimed).toHaveLength(1);
+    expect(results.filter((r) => r.outcome === 'AlreadyClaimed')).toHaveLength(11);
+    expect(Object.values(await runStates('race-1'))).toEqual(['queued']);
+    expect(await ticketRow('race-1')).toEqual({ state: 'enqueued', run_id: (claimed[0] as ClaimedTicket).runId });
+  });
+
+  it('answers AlreadyClaimed when the live-run unique index, not the ticket row, stops the claim', async () => {
+    // Another writer's live run, not yet committed: the claim's insert waits on the unique
+    // index, then fails with a unique violation once that run commits.
+    const other = await setup.db.connect();
+    try {
+      await other.query('BEGIN');
+      await other.query("INSERT INTO runs (id, platform, project, ticket, pipeline, state) VALUES (gen_random_uuid(), $1, 'solo', 'race-2', 'instant', 'queued')", [Platform.GitHub]);
+      const claiming = lifecycle.claim(key('race-2'), 'instant');
+      await expect.poll(async () => (await setup.db.query(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")).rows[0].n, { timeout: 10_000 }).toBe(1);
+      await other.query('COMMIT');
+      expect(await claiming).toEqual({ outcome: 'AlreadyClaimed', state: 'enqueued' });
+    } finally {
+      other.release();
+    }
+    expect(await ticketRow('race-2')).toBeNull();
+  });
+});
