@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tarOf } from '../../test/support/tar-archives.js';
-import { unpackInto } from './unpack-into.js';
+import { SyncFileWrites } from './sync-file-writes.js';
+import { unpackInto as unpackWith } from './unpack-into.js';
 
 let dir: string;
 let outside: string;
@@ -21,7 +22,13 @@ afterEach(() => {
 
 const modeOf = (path: string) => statSync(path).mode & 0o777;
 
-describe('unpackInto', () => {
+// Small files are written synchronously until the disk is slow at it, then asynchronously: both ways hold the same rules.
+describe.each([
+  ['small files written synchronously', () => new SyncFileWrites()],
+  ['asynchronously after the first file', () => new SyncFileWrites({ slowFileMs: -1, windowFiles: 1 })],
+])('unpackInto, %s', (_mode, syncWrites) => {
+  const unpackInto = (into: string, tar: Readable) => unpackWith(into, tar, syncWrites());
+
   it('makes files with their executable bit, directories (also implied ones) and symbolic links', async () => {
     await unpackInto(dir, tarOf([
       { name: './src/', type: 'directory' },
@@ -164,6 +171,6 @@ describe('unpackInto', () => {
 describe('unpackInto: a stream with no bytes at all', () => {
   it('is refused: an empty tree still arrives as an end-of-archive marker', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'unpack-empty-'));
-    await expect(unpackInto(dir, Readable.from([]))).rejects.toThrow(/archive is empty/);
+    await expect(unpackWith(dir, Readable.from([]))).rejects.toThrow(/archive is empty/);
   });
 });

@@ -5,6 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import { type ExtractEvents, extract } from 'tar-stream';
 import { FileSink } from './file-sink.js';
 import { PendingFileWrites } from './pending-file-writes.js';
+import { SYNC_FILE_BYTES, SyncFileWrites } from './sync-file-writes.js';
 import { entryPath } from './tar-entry-path.js';
 import { VerifiedDirectories } from './verified-directories.js';
 
@@ -28,7 +29,7 @@ type Entry = ExtractEvents['entry'][1];
  * be written before the unpack stops and names it. The tar stream is destroyed when the unpack
  * fails, so its producer does not wait forever.
  */
-export async function unpackInto(dir: string, tar: Readable): Promise<void> {
+export async function unpackInto(dir: string, tar: Readable, syncWrites = new SyncFileWrites()): Promise<void> {
   const root = await realpath(dir).catch((error: unknown) => {
     tar.destroy();
     throw error;
@@ -42,7 +43,8 @@ export async function unpackInto(dir: string, tar: Readable): Promise<void> {
   try {
     for await (const entry of entries) {
       writes.throwIfFailed();
-      await writeEntry(root, directories, writes, entry);
+      await writeEntry(root, directories, writes, syncWrites, entry);
+      await syncWrites.yieldIfDue();
     }
     await writes.settle();
     writes.throwIfFailed();
@@ -77,7 +79,7 @@ async function feedFailure(feeding: Promise<void>): Promise<Error | undefined> {
   return error?.code === 'ERR_STREAM_PREMATURE_CLOSE' ? undefined : error;
 }
 
-async function writeEntry(root: string, directories: VerifiedDirectories, writes: PendingFileWrites, entry: Entry): Promise<void> {
+async function writeEntry(root: string, directories: VerifiedDirectories, writes: PendingFileWrites, syncWrites: SyncFileWrites, entry: Entry): Promise<void> {
   const { name, type, mode, linkname } = entry.header;
   const path = entryPath(name);
   const refusal = (error: unknown) => new Error(`tar entry "${name}" is refused: ${(error as Error).message}`, { cause: error });
@@ -91,7 +93,14 @@ async function writeEntry(root: string, directories: VerifiedDirectories, writes
       case 'file':
       case 'contiguous-file': {
         await directories.prepareParentOf(path);
-        const sink = new FileSink(join(root, path), mode !== undefined && (mode & 0o111) !== 0 ? 0o755 : 0o644);
+        const fileMode = mode !== undefined && (mode & 0o111) !== 0 ? 0o755 : 0o644;
+        if (syncWrites.enabled && (entry.header.size ?? 0) <= SYNC_FILE_BYTES) {
+          const chunks: Buffer[] = [];
+          for await (const chunk of entry) chunks.push(chunk as Buffer);
+          syncWrites.write(join(root, path), Buffer.concat(chunks), fileMode);
+          return;
+        }
+        const sink = new FileSink(join(root, path), fileMode);
         try {
           for await (const chunk of entry) if (!sink.write(chunk as Buffer)) await sink.drained();
         } finally {

@@ -1,0 +1,45 @@
+import { lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SyncFileWrites } from './sync-file-writes.js';
+
+let dir: string;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'sync-file-writes-'));
+});
+
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('SyncFileWrites', () => {
+  it('writes a file with its mode, replacing a link there without writing through it', () => {
+    const outside = join(dir, 'outside.txt');
+    writeFileSync(outside, 'untouched');
+    symlinkSync(outside, join(dir, 'link'));
+    const writes = new SyncFileWrites();
+    writes.write(join(dir, 'link'), Buffer.from('#!/bin/sh\n'), 0o755);
+    expect(lstatSync(join(dir, 'link')).isFile()).toBe(true);
+    expect(statSync(join(dir, 'link')).mode & 0o777).toBe(0o755);
+    expect(readFileSync(join(dir, 'link'), 'utf8')).toBe('#!/bin/sh\n');
+    expect(readFileSync(outside, 'utf8')).toBe('untouched');
+  });
+
+  it('refuses a directory in the way', () => {
+    mkdirSync(join(dir, 'taken'));
+    expect(() => new SyncFileWrites().write(join(dir, 'taken'), Buffer.from('x'), 0o644)).toThrow(/a directory is in the way/);
+  });
+
+  it('turns itself off once a window of writes was slower than the threshold', () => {
+    const writes = new SyncFileWrites({ slowFileMs: -1, windowFiles: 2 });
+    writes.write(join(dir, 'a'), Buffer.from('a'), 0o644);
+    expect(writes.enabled).toBe(true);
+    writes.write(join(dir, 'b'), Buffer.from('b'), 0o644);
+    expect(writes.enabled).toBe(false);
+    const quick = new SyncFileWrites({ slowFileMs: 1_000, windowFiles: 1 });
+    quick.write(join(dir, 'c'), Buffer.from('c'), 0o644);
+    expect(quick.enabled).toBe(true);
+  });
+});

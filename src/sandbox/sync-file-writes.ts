@@ -1,0 +1,82 @@
+import { closeSync, constants, fchmodSync, openSync, unlinkSync, writeSync } from 'node:fs';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+
+// As FileSink: O_NOFOLLOW makes a link where a file is to be written fail (ELOOP) instead of being written through.
+const FILE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW;
+
+/** Files up to this size may be written synchronously: read whole from the archive, written in one call. */
+export const SYNC_FILE_BYTES = 256 * 1024;
+/** Synchronous writes run for at most this long before the event loop gets a turn. */
+const SLICE_MS = 8;
+/** Synchronous writes are timed in windows of this many files. */
+const WINDOW_FILES = 64;
+/** Mean time per synchronous file write above which the rest of the unpack writes asynchronously. */
+const SLOW_FILE_MS = 0.25;
+
+/**
+ * Whether an unpack writes its small files synchronously, and when it lets the event loop run.
+ * Where creating a file is cheap, an asynchronous write (open, write, chmod, close) costs four
+ * thread-pool round trips, far more than the write: 10,000 files of 5 KB took 1.95 s
+ * asynchronously and 0.2 s synchronously on tmpfs. Where creating a file costs the kernel much
+ * more (0.5–1 ms each on the bench machine's disk), asynchronous writes sixteen at a time use
+ * every core and win (5.3 s against 11.1 s); there the first files were quick (0.12–0.18 ms) and
+ * later ones slowed down as the disk fell behind. So an unpack starts synchronous, in slices of at
+ * most SLICE_MS, and falls back to asynchronous writes for the rest once a window of files was slow.
+ */
+export class SyncFileWrites {
+  private readonly slowFileMs: number;
+  private readonly windowSize: number;
+  private sliceStarted = performance.now();
+  private windowFiles = 0;
+  private windowMs = 0;
+  private slow = false;
+
+  /** The thresholds are for tests: `slowFileMs` −1 and `windowFiles` 1 switch to asynchronous writes after the first file. */
+  constructor(options: { slowFileMs?: number; windowFiles?: number } = {}) {
+    this.slowFileMs = options.slowFileMs ?? SLOW_FILE_MS;
+    this.windowSize = options.windowFiles ?? WINDOW_FILES;
+  }
+
+  /** True while small files should be written with `write`. */
+  get enabled(): boolean {
+    return !this.slow;
+  }
+
+  /** Writes one small file now: a link at `target` is replaced, never followed; a directory there is an error. */
+  write(target: string, content: Buffer, mode: number): void {
+    const started = performance.now();
+    const fd = openReplacingLink(target, mode);
+    try {
+      for (let offset = 0; offset < content.byteLength;) offset += writeSync(fd, content, offset);
+      // open's mode applies only to a new file, trimmed by the umask.
+      fchmodSync(fd, mode);
+    } finally {
+      closeSync(fd);
+    }
+    this.windowFiles += 1;
+    this.windowMs += performance.now() - started;
+    if (this.windowFiles < this.windowSize) return;
+    if (this.windowMs / this.windowSize > this.slowFileMs) this.slow = true;
+    this.windowFiles = 0;
+    this.windowMs = 0;
+  }
+
+  /** Lets the event loop run once the current slice is used up. */
+  async yieldIfDue(): Promise<void> {
+    if (performance.now() - this.sliceStarted <= SLICE_MS) return;
+    await nextTurn();
+    this.sliceStarted = performance.now();
+  }
+}
+
+function openReplacingLink(target: string, mode: number): number {
+  try {
+    return openSync(target, FILE_FLAGS, mode);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EISDIR') throw new Error('a directory is in the way', { cause: error });
+    if (code !== 'ELOOP') throw error;
+    unlinkSync(target);
+    return openSync(target, FILE_FLAGS, mode);
+  }
+}
