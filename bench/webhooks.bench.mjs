@@ -31,6 +31,8 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const RATE = Number(process.env.BENCH_RATE ?? 100);
+// BENCH_SUSTAINED_RATE: hold the sustained phase to this many requests/s (default: as fast as answered), for CPU per claim below saturation.
+const SUSTAINED_RATE = process.env.BENCH_SUSTAINED_RATE ? Number(process.env.BENCH_SUSTAINED_RATE) : undefined;
 const PACED_SECONDS = Number(process.env.BENCH_PACED_SECONDS ?? 20);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 const REDIS_URL = process.env.KVSTORE_URL ?? 'redis://127.0.0.1:6379/0';
@@ -207,7 +209,7 @@ async function measure(name, url, path, counter, serverPid) {
   // phase (its trigger-log backlog, autovacuum of the rows it wrote).
   const paced = await pacedLoad(url, () => signedDelivery(counter), { rate: RATE, seconds: PACED_SECONDS });
   const cpuBefore = await cpuSnapshot(serverPid);
-  const sustained = await load(url, path, counter, { connections: CONNECTIONS, seconds: SECONDS });
+  const sustained = await load(url, path, counter, { connections: CONNECTIONS, seconds: SECONDS, rate: SUSTAINED_RATE });
   const cpu = cpuPerClaim(cpuBefore, await cpuSnapshot(serverPid), sustained.statuses[202] ?? 0);
   const claims = (sustained.statuses[202] ?? 0) / sustained.result.duration;
   const others = (statuses) => Object.entries(statuses).filter(([s]) => s !== '202').map(([s, n]) => `${n}×${s}`);

@@ -16,6 +16,8 @@ export type DatabaseStatus =
   | { state: 'unavailable'; reason: string };
 
 const RETRY_MS = 15_000;
+/** SQLSTATE invalid_sql_statement_name: "prepared statement … does not exist". */
+const PG_INVALID_STATEMENT_NAME = '26000';
 /** TypeORM's record of the migrations applied, one row each. */
 export const MIGRATIONS_TABLE = 'schema_migrations';
 
@@ -34,6 +36,8 @@ export class DatabaseService implements OnApplicationShutdown {
   private retry: NodeJS.Timeout | null = null;
   private opening: Promise<DatabaseStatus> | null = null;
   private closed = false;
+  /** False once a prepared statement was lost between calls: see `preparedQuery`. */
+  private namedStatements = true;
   private readonly listeners = new Set<(status: DatabaseStatus) => void>();
 
   constructor(@Inject(SERVICE_ENVIRONMENT) private readonly env: ServiceEnvironment) {}
@@ -59,16 +63,26 @@ export class DatabaseService implements OnApplicationShutdown {
 
   /**
    * One statement on the pool itself, prepared once per connection under `name`: for the hot
-   * paths (a claim per delivery). TypeORM's `query` takes a query runner per call, and an unnamed
-   * statement is parsed and planned on every call; bench:webhooks measured PostgreSQL CPU per
-   * claim 1.2–1.3 ms → 0.64 ms and the server's 1.6–1.9 ms → 1.34 ms. The embedded database is
-   * one PGlite session behind a socket, which a reconnection keeps, so there the statement stays
-   * unnamed (a second PREPARE of the name would fail). Errors are pg's own (`code` is the SQLSTATE).
+   * paths (a claim per delivery). An unnamed statement is parsed and planned on every call;
+   * bench:webhooks measured PostgreSQL CPU per claim 1.06–1.26 ms → 0.75–0.79 ms. Unnamed on the
+   * embedded database (one PGlite session behind a socket, which a reconnection keeps, so a second
+   * PREPARE of the name would fail), and from the first time the server has lost a prepared
+   * statement (SQLSTATE 26000: a pooler in transaction mode that does not keep them, such as
+   * PgBouncer before 1.21), when the statement is run again unnamed: it never ran. Errors are
+   * pg's own (`code` is the SQLSTATE).
    */
   async preparedQuery<T>(name: string, text: string, values: unknown[]): Promise<T[]> {
     const pool = (this.dataSource.driver as unknown as { master: Pool }).master;
-    const result = await pool.query(this.env.databaseUrl === null ? { text, values } : { name, text, values });
-    return result.rows as T[];
+    if (this.env.databaseUrl === null || !this.namedStatements) return (await pool.query({ text, values })).rows as T[];
+    try {
+      return (await pool.query({ name, text, values })).rows as T[];
+    } catch (error) {
+      if ((error as { code?: string }).code !== PG_INVALID_STATEMENT_NAME) throw error;
+      this.namedStatements = false;
+      this.logger.warn(`prepared statement ${name} was lost between calls (a connection pooler in transaction mode?); `
+        + 'statements now run unnamed, parsed on every call');
+      return (await pool.query({ text, values })).rows as T[];
+    }
   }
 
   /** Called after every open attempt with its outcome. */

@@ -1,5 +1,7 @@
 import type { INestApplicationContext } from '@nestjs/common';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DatabaseService } from '../../src/database/database.service.js';
 import { Platform } from '../../src/platforms/platform.js';
 import { LifecycleTrigger } from '../../src/tickets/lifecycle.js';
 import type { TicketKey } from '../../src/tickets/ticket-key.js';
@@ -102,5 +104,21 @@ describe('claim without the claim lock', () => {
       other.release();
     }
     expect(await ticketRow('race-2')).toBeNull();
+  });
+});
+
+describe('the claim statement', () => {
+  it('runs unnamed from the first time its prepared statement was lost (a pooler in transaction mode), without losing the claim', async () => {
+    const pool = (context.get(DatabaseService).dataSource.driver as unknown as { master: pg.Pool }).master;
+    await claim('prepared-1'); // prepares ticket_claim on the connection the pool hands out next
+    // What PgBouncer before 1.21 does in transaction mode: the next call lands on a server
+    // connection that never saw the PREPARE. The pool hands out the connection released last.
+    const connection = await pool.connect();
+    await connection.query('DEALLOCATE ALL');
+    connection.release();
+    const claimed = await claim('prepared-2');
+    expect(await ticketRow('prepared-2')).toEqual({ state: 'enqueued', run_id: claimed.runId });
+    await claim('prepared-3');
+    expect(Object.values(await runStates('prepared-3'))).toEqual(['queued']);
   });
 });
