@@ -18,9 +18,9 @@ const SLOW_FILE_MS = 0.25;
  * Where creating a file is cheap, an asynchronous write (open, write, chmod, close) costs four
  * thread-pool round trips, far more than the write: 10,000 files of 5 KB took 1.95 s
  * asynchronously and 0.2 s synchronously on tmpfs. Where creating a file costs the kernel much
- * more (0.5–1 ms each on the bench machine's disk), asynchronous writes sixteen at a time use
- * every core and win (5.3 s against 11.1 s); there the first files were quick (0.12–0.18 ms) and
- * later ones slowed down as the disk fell behind. So an unpack starts synchronous, in slices of at
+ * more (0.5–1 ms each on the bench machine's disk), asynchronous writes sixteen at a time can
+ * keep every core busy in the kernel (once 5.3 s against 11.1 s there); on that disk the first
+ * files were quick (0.12–0.18 ms) and later ones slowed down as the disk fell behind. So an unpack starts synchronous, in slices of at
  * most SLICE_MS, and falls back to asynchronous writes for the rest once a window of files was slow.
  */
 export class SyncFileWrites {
