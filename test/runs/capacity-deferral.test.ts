@@ -99,6 +99,11 @@ describe('a run whose ownership could not be recorded', () => {
       CREATE TRIGGER refuse_first_owner BEFORE UPDATE ON runs FOR EACH ROW EXECUTE FUNCTION refuse_first_owner();`);
     const runId = await claim(app, 'h1', 'instant');
     await eventually(async () => ((await runs(setup))[0]?.state === 'succeeded' ? true : undefined), 30_000, 'h1 to succeed');
-    expect(await setup.redis.exists(`${setup.keyPrefix}heartbeat:${runId}`)).toBe(0);
+    // The heartbeat stops just after the run's end is written (the consumer's last step), so its
+    // key goes a moment later; a heartbeat still beating (every second here) would bring it back.
+    const beat = `${setup.keyPrefix}heartbeat:${runId}`;
+    await eventually(async () => ((await setup.redis.exists(beat)) === 0 ? true : undefined), 10_000, 'h1 heartbeat gone');
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect(await setup.redis.exists(beat)).toBe(0);
   });
 });
