@@ -2,7 +2,9 @@ import { constants } from 'node:fs';
 import { type FileHandle, open, unlink } from 'node:fs/promises';
 
 // O_NOFOLLOW: a link where a file is to be written fails (ELOOP) instead of being written through.
-const FILE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW;
+// O_NONBLOCK: a FIFO without a reader fails (ENXIO) and is replaced, instead of holding a
+// thread-pool thread until someone reads it.
+const FILE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
 /** How much of one file's content may wait for the disk before its writer has to (a stream's high-water mark). */
 const HIGH_WATER_MARK = 256 * 1024;
@@ -61,7 +63,7 @@ async function openReplacingLink(target: string, mode: number): Promise<FileHand
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EISDIR') throw new Error('a directory is in the way', { cause: error });
-    if (code !== 'ELOOP') throw error;
+    if (code !== 'ELOOP' && code !== 'ENXIO') throw error;
     await unlink(target);
     return await open(target, FILE_FLAGS, mode);
   }

@@ -1,4 +1,4 @@
-import { createReadStream, lstatSync, readdirSync, readFileSync, readlinkSync, type Stats } from 'node:fs';
+import { closeSync, constants, createReadStream, fstatSync, lstatSync, openSync, readdirSync, readFileSync, readlinkSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -68,8 +68,23 @@ function lookUp(root: string, path: string): Found {
   const full = join(root, path);
   const stats = lstatSync(full);
   if (stats.isSymbolicLink()) return { path, stats, linkname: readlinkSync(full) };
-  if (stats.isFile() && stats.size <= READ_WHOLE_UP_TO) return { path, stats, content: readFileSync(full) };
+  if (stats.isFile() && stats.size <= READ_WHOLE_UP_TO) return { path, stats, content: readRegularFile(full) };
   return { path, stats };
+}
+
+/**
+ * A file's bytes, read synchronously: without following a link, and without blocking when a
+ * command swapped the file for a FIFO since it was looked at (that is an error, as a file removed
+ * meanwhile is), which would otherwise stall the whole server until someone wrote to it.
+ */
+function readRegularFile(full: string): Buffer {
+  const fd = openSync(full, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    if (!fstatSync(fd).isFile()) throw new Error(`${full} is no longer a regular file`);
+    return readFileSync(fd);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function addEntry(archive: Pack, root: string, { path, stats, content, linkname }: Found): Promise<void> {

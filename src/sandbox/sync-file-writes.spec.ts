@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,6 +26,14 @@ describe('SyncFileWrites', () => {
     expect(statSync(join(dir, 'link')).mode & 0o777).toBe(0o755);
     expect(readFileSync(join(dir, 'link'), 'utf8')).toBe('#!/bin/sh\n');
     expect(readFileSync(outside, 'utf8')).toBe('untouched');
+  });
+
+  it('replaces a FIFO a command left at the path instead of waiting for a reader', () => {
+    // An open for writing of a FIFO blocks until it has a reader: synchronously, that would stall the server.
+    execFileSync('mkfifo', [join(dir, 'pipe')]);
+    new SyncFileWrites().write(join(dir, 'pipe'), Buffer.from('content'), 0o644);
+    expect(lstatSync(join(dir, 'pipe')).isFile()).toBe(true);
+    expect(readFileSync(join(dir, 'pipe'), 'utf8')).toBe('content');
   });
 
   it('refuses a directory in the way', () => {

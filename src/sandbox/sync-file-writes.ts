@@ -1,8 +1,10 @@
-import { closeSync, constants, fchmodSync, openSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, fchmodSync, fstatSync, openSync, unlinkSync, writeSync } from 'node:fs';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 
-// As FileSink: O_NOFOLLOW makes a link where a file is to be written fail (ELOOP) instead of being written through.
-const FILE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW;
+// As FileSink: O_NOFOLLOW makes a link where a file is to be written fail (ELOOP) instead of being
+// written through. O_NONBLOCK: a FIFO a command left at the path fails (ENXIO) or opens at once,
+// instead of blocking the event loop until someone reads it; either way it is replaced.
+const FILE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
 /** Files up to this size may be written synchronously: read whole from the archive, written in one call. */
 export const SYNC_FILE_BYTES = 256 * 1024;
@@ -69,14 +71,20 @@ export class SyncFileWrites {
   }
 }
 
+/** Opens `target` as a regular file: a link, a FIFO or a device there is removed first, a directory is an error. */
 function openReplacingLink(target: string, mode: number): number {
+  let fd: number;
   try {
-    return openSync(target, FILE_FLAGS, mode);
+    fd = openSync(target, FILE_FLAGS, mode);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EISDIR') throw new Error('a directory is in the way', { cause: error });
-    if (code !== 'ELOOP') throw error;
+    if (code !== 'ELOOP' && code !== 'ENXIO') throw error;
     unlinkSync(target);
     return openSync(target, FILE_FLAGS, mode);
   }
+  if (fstatSync(fd).isFile()) return fd;
+  closeSync(fd);
+  unlinkSync(target);
+  return openSync(target, FILE_FLAGS, mode);
 }

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, lstatSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -48,6 +49,13 @@ describe.each([
     expect(lstatSync(join(dir, 'main-link')).isSymbolicLink()).toBe(true);
     expect(readlinkSync(join(dir, 'main-link'))).toBe('src/main.ts');
     expect(readFileSync(join(dir, 'empty'), 'utf8')).toBe('');
+  });
+
+  it('replaces a FIFO a command left where a file goes, instead of waiting for a reader', async () => {
+    execFileSync('mkfifo', [join(dir, 'second')]);
+    await unpackInto(dir, tarOf([{ name: 'first', content: '1' }, { name: 'second', content: '2' }]));
+    expect(lstatSync(join(dir, 'second')).isFile()).toBe(true);
+    expect(readFileSync(join(dir, 'second'), 'utf8')).toBe('2');
   });
 
   it('overwrites files (content and mode) and replaces links without writing through them', async () => {
