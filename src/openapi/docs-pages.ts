@@ -3,7 +3,6 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { buildOpenApiDocument } from './openapi-document.js';
-import { DOCS_PATH as DOCS } from './serve-openapi.js';
 
 /** The Swagger UI files the page uses, by name; nothing else under the folder is served. */
 const ASSET_TYPES: Record<string, string> = {
@@ -26,10 +25,11 @@ export class DocsPages {
   readonly initScript: string;
   private readonly assetsFolder: string;
 
-  constructor(app: INestApplication) {
+  /** `docsPath`: where the page and its files are served (serve-openapi.ts owns the routes). */
+  constructor(app: INestApplication, docsPath: string) {
     const document = buildOpenApiDocument(app);
     this.json = JSON.stringify(document);
-    this.html = pageHtml(document.info.title.replace(/[<>&"]/g, ''));
+    this.html = pageHtml(document.info.title.replace(/[<>&"]/g, ''), docsPath);
     this.initScript = startScript(this.json);
     const fromSwagger = createRequire(createRequire(import.meta.url).resolve('@nestjs/swagger'));
     this.assetsFolder = (fromSwagger('swagger-ui-dist/absolute-path.js') as () => string)();
@@ -42,21 +42,21 @@ export class DocsPages {
   }
 }
 
-function pageHtml(title: string): string {
+function pageHtml(title: string, docs: string): string {
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
   <meta charset="UTF-8">
   <title>${title} API</title>
-  <link rel="stylesheet" type="text/css" href="${DOCS}/swagger-ui.css">
-  <link rel="stylesheet" type="text/css" href="${DOCS}/index.css">
-  <link rel="icon" type="image/png" href="${DOCS}/favicon-32x32.png" sizes="32x32">
-  <link rel="icon" type="image/png" href="${DOCS}/favicon-16x16.png" sizes="16x16">
+  <link rel="stylesheet" type="text/css" href="${docs}/swagger-ui.css">
+  <link rel="stylesheet" type="text/css" href="${docs}/index.css">
+  <link rel="icon" type="image/png" href="${docs}/favicon-32x32.png" sizes="32x32">
+  <link rel="icon" type="image/png" href="${docs}/favicon-16x16.png" sizes="16x16">
 </head>
 <body>
   <div id="swagger-ui"></div>
-  <script src="${DOCS}/swagger-ui-bundle.js" charset="UTF-8"></script>
-  <script src="${DOCS}/swagger-ui-init.js" charset="UTF-8"></script>
+  <script src="${docs}/swagger-ui-bundle.js" charset="UTF-8"></script>
+  <script src="${docs}/swagger-ui-init.js" charset="UTF-8"></script>
 </body>
 </html>
 `;

@@ -15,7 +15,7 @@ export const OPENAPI_JSON_PATH = '/api/docs/openapi.json';
 export function serveOpenApi(app: INestApplication): void {
   const fastify = app.getHttpAdapter().getInstance() as FastifyInstance;
   let pages: Promise<DocsPages> | null = null;
-  const docs = (): Promise<DocsPages> => (pages ??= import('./docs-pages.js').then(({ DocsPages }) => new DocsPages(app)));
+  const docs = (): Promise<DocsPages> => (pages ??= import('./docs-pages.js').then(({ DocsPages }) => new DocsPages(app, DOCS_PATH)));
 
   const html = async (_: unknown, reply: FastifyReply) => reply.type('text/html; charset=utf-8').send((await docs()).html);
   fastify.get(DOCS_PATH, html);
