@@ -26,6 +26,12 @@ afterAll(async () => {
   await db?.drop();
 });
 
+/** The findings, and the chat subsystem's among them. */
+async function findings(app: Parameters<Parameters<typeof withApp>[1]>[0]) {
+  const { body } = await getJson<FindingsBody>(app, '/api/config/findings');
+  return { body, chat: body.findings.filter((f) => f.subsystem === 'chat') };
+}
+
 const post = (app: Parameters<Parameters<typeof withApp>[1]>[0], platform: string, body = '{"type":"event_callback"}', headers: Record<string, string> = {}) =>
   app.inject({ method: 'POST', url: `/chat/${platform}`, headers: { 'content-type': 'application/json', ...headers }, payload: body });
 
@@ -34,8 +40,7 @@ describe('chat platforms served', () => {
     testEnv.config.write({ queue: { key_prefix: testEnv.keyPrefix } });
     await withApp(testEnv.env, async (app) => {
       for (const platform of ['slack', 'teams', 'gchat', 'irc']) expect((await post(app, platform)).statusCode).toBe(404);
-      const { body } = await getJson<FindingsBody>(app, '/api/config/findings');
-      expect(body.findings.filter((f) => f.subsystem === 'chat')).toEqual([]);
+      expect((await findings(app)).chat).toEqual([]);
     });
   });
 
@@ -43,8 +48,7 @@ describe('chat platforms served', () => {
     testEnv.config.write({ queue: { key_prefix: testEnv.keyPrefix }, chat: { slack: { bot_token: 'xoxb-only', api_url: slack.apiUrl } } });
     await withApp(testEnv.env, async (app) => {
       expect((await post(app, 'slack')).statusCode).toBe(404);
-      const { body } = await getJson<FindingsBody>(app, '/api/config/findings');
-      const chat = body.findings.filter((f) => f.subsystem === 'chat');
+      const { body, chat } = await findings(app);
       expect(chat).toEqual([expect.objectContaining({ severity: 'blocking', field: 'chat.slack.signing_secret' })]);
       // The bot token is a secret: it appears in no finding.
       expect(JSON.stringify(body)).not.toContain('xoxb-only');
@@ -56,8 +60,7 @@ describe('chat platforms served', () => {
     testEnv.config.write({ queue: { key_prefix: testEnv.keyPrefix }, chat: { teams: { app_password: 'teams-secret-only' } } });
     await withApp(testEnv.env, async (app) => {
       expect((await post(app, 'teams', '{"type":"message"}', { authorization: 'Bearer x' })).statusCode).toBe(404);
-      const { body } = await getJson<FindingsBody>(app, '/api/config/findings');
-      const chat = body.findings.filter((f) => f.subsystem === 'chat');
+      const { body, chat } = await findings(app);
       expect(chat).toEqual([expect.objectContaining({ severity: 'blocking', field: 'chat.teams.app_id' })]);
       expect(chat[0]!.reason).toContain('Microsoft Teams: chat.teams.app_id is not set');
       expect(chat[0]!.reason).toContain('no Teams activity can be verified');
@@ -68,8 +71,7 @@ describe('chat platforms served', () => {
     testEnv.config.write({ queue: { key_prefix: testEnv.keyPrefix }, chat: { teams: { tenant_id: 'tenant-only' } } });
     await withApp(testEnv.env, async (app) => {
       expect((await post(app, 'teams')).statusCode).toBe(404);
-      const { body } = await getJson<FindingsBody>(app, '/api/config/findings');
-      const fields = body.findings.filter((f) => f.subsystem === 'chat').map((f) => [f.severity, f.field]);
+      const fields = (await findings(app)).chat.map((f) => [f.severity, f.field]);
       expect(fields).toEqual([['blocking', 'chat.teams.app_id'], ['blocking', 'chat.teams.app_password']]);
     });
   });
@@ -80,8 +82,7 @@ describe('chat platforms served', () => {
     testEnv.config.write({ queue: { key_prefix: testEnv.keyPrefix }, chat: { gchat: { credentials: key } } });
     await withApp(testEnv.env, async (app) => {
       expect((await post(app, 'gchat', '{"chat":{}}', { authorization: 'Bearer x' })).statusCode).toBe(404);
-      const { body } = await getJson<FindingsBody>(app, '/api/config/findings');
-      const chat = body.findings.filter((f) => f.subsystem === 'chat');
+      const { body, chat } = await findings(app);
       expect(chat).toEqual([expect.objectContaining({ severity: 'blocking', field: 'chat.gchat.project_number' })]);
       expect(chat[0]!.reason).toContain('Google Chat: chat.gchat.project_number is not set');
       expect(chat[0]!.reason).toContain('no Google Chat event can be verified');
@@ -92,8 +93,7 @@ describe('chat platforms served', () => {
     testEnv.config.write({ queue: { key_prefix: testEnv.keyPrefix }, chat: { gchat: { project_number: '123456789' } } });
     await withApp(testEnv.env, async (app) => {
       expect((await post(app, 'gchat')).statusCode).toBe(404);
-      const { body } = await getJson<FindingsBody>(app, '/api/config/findings');
-      const chat = body.findings.filter((f) => f.subsystem === 'chat');
+      const { chat } = await findings(app);
       expect(chat).toEqual([expect.objectContaining({ severity: 'blocking', field: 'chat.gchat.credentials' })]);
       expect(chat[0]!.reason).toContain('Google Chat: chat.gchat.credentials is not set');
       expect(chat[0]!.reason).toContain('the service cannot reply');
@@ -102,8 +102,7 @@ describe('chat platforms served', () => {
     testEnv.config.write({ queue: { key_prefix: testEnv.keyPrefix }, chat: { gchat: { project_number: '123456789', credentials: 'not-json-SECRETISH' } } });
     await withApp(testEnv.env, async (app) => {
       expect((await post(app, 'gchat')).statusCode).toBe(404);
-      const { body } = await getJson<FindingsBody>(app, '/api/config/findings');
-      const chat = body.findings.filter((f) => f.subsystem === 'chat');
+      const { body, chat } = await findings(app);
       expect(chat).toEqual([expect.objectContaining({ severity: 'blocking', field: 'chat.gchat.credentials' })]);
       // Set, but unusable: the finding does not claim it is unset.
       expect(chat[0]!.reason).toContain('Google Chat: chat.gchat.credentials is not usable: the service account key is not JSON');
@@ -115,8 +114,7 @@ describe('chat platforms served', () => {
     const noStore = createTestEnv('chat-no-store', { databaseUrl: db.url, store: false, config: { chat: { slack: { bot_token: slack.botToken, signing_secret: slack.signingSecret, api_url: slack.apiUrl } } } });
     try {
       await withApp(noStore.env, async (app) => {
-        const { body } = await getJson<FindingsBody>(app, '/api/config/findings');
-        expect(body.findings.filter((f) => f.subsystem === 'chat')).toEqual([expect.objectContaining({ severity: 'blocking', field: 'KVSTORE_URL' })]);
+        expect((await findings(app)).chat).toEqual([expect.objectContaining({ severity: 'blocking', field: 'KVSTORE_URL' })]);
         const event = JSON.stringify({ type: 'event_callback', event_id: 'Ev0NOSTORE', event: { type: 'app_mention', user: 'U1', text: 'help', ts: '1.000001', channel: 'C1', team: 'T1' } });
         expect((await post(app, 'slack', event)).statusCode).toBe(401);
         const signed = await post(app, 'slack', event, slack.sign(event));
