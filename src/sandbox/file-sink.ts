@@ -4,7 +4,7 @@ import { type FileHandle, open, unlink } from 'node:fs/promises';
 // O_NOFOLLOW: a link where a file is to be written fails (ELOOP) instead of being written through.
 // O_NONBLOCK: a FIFO without a reader fails (ENXIO) and is replaced, instead of holding a
 // thread-pool thread until someone reads it.
-const FILE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+export const FILE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
 /** How much of one file's content may wait for the disk before its writer has to (a stream's high-water mark). */
 const HIGH_WATER_MARK = 256 * 1024;

@@ -1,34 +1,29 @@
-import { closeSync, constants, fchmodSync, fstatSync, openSync, unlinkSync, writeSync } from 'node:fs';
-import { setImmediate as nextTurn } from 'node:timers/promises';
-
-// As FileSink: O_NOFOLLOW makes a link where a file is to be written fail (ELOOP) instead of being
-// written through. O_NONBLOCK: a FIFO a command left at the path fails (ENXIO) or opens at once,
-// instead of blocking the event loop until someone reads it; either way it is replaced.
-const FILE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+import { closeSync, fchmodSync, fstatSync, openSync, unlinkSync, writeSync } from 'node:fs';
+// FileSink's flags: a link is never written through, and a FIFO fails (ENXIO) or opens at once
+// instead of blocking; either way it is replaced.
+import { FILE_FLAGS } from './file-sink.js';
 
 /** Files up to this size may be written synchronously: read whole from the archive, written in one call. */
 export const SYNC_FILE_BYTES = 256 * 1024;
-/** Synchronous writes run for at most this long before the event loop gets a turn. */
-const SLICE_MS = 8;
 /** Synchronous writes are timed in windows of this many files. */
 const WINDOW_FILES = 64;
 /** Mean time per synchronous file write above which the rest of the unpack writes asynchronously. */
 const SLOW_FILE_MS = 0.25;
 
 /**
- * Whether an unpack writes its small files synchronously, and when it lets the event loop run.
+ * Whether an unpack writes its small files synchronously (the unpack runs them in `TimeSlices`).
  * Where creating a file is cheap, an asynchronous write (open, write, chmod, close) costs four
  * thread-pool round trips, far more than the write: 10,000 files of 5 KB took 1.95 s
  * asynchronously and 0.2 s synchronously on tmpfs. Where creating a file costs the kernel much
  * more (0.5–1 ms each on the bench machine's disk), asynchronous writes sixteen at a time can
  * keep every core busy in the kernel (once 5.3 s against 11.1 s there); on that disk the first
- * files were quick (0.12–0.18 ms) and later ones slowed down as the disk fell behind. So an unpack starts synchronous, in slices of at
- * most SLICE_MS, and falls back to asynchronous writes for the rest once a window of files was slow.
+ * files were quick (0.12–0.18 ms) and later ones slowed down as the disk fell behind. So an
+ * unpack starts synchronous and falls back to asynchronous writes for the rest once a window of
+ * files was slow.
  */
 export class SyncFileWrites {
   private readonly slowFileMs: number;
   private readonly windowSize: number;
-  private sliceStarted = performance.now();
   private windowFiles = 0;
   private windowMs = 0;
   private slow = false;
@@ -61,13 +56,6 @@ export class SyncFileWrites {
     if (this.windowMs / this.windowSize > this.slowFileMs) this.slow = true;
     this.windowFiles = 0;
     this.windowMs = 0;
-  }
-
-  /** Lets the event loop run once the current slice is used up. */
-  async yieldIfDue(): Promise<void> {
-    if (performance.now() - this.sliceStarted <= SLICE_MS) return;
-    await nextTurn();
-    this.sliceStarted = performance.now();
   }
 }
 

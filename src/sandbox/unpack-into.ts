@@ -6,6 +6,7 @@ import { type ExtractEvents, extract } from 'tar-stream';
 import { FileSink } from './file-sink.js';
 import { PendingFileWrites } from './pending-file-writes.js';
 import { SYNC_FILE_BYTES, SyncFileWrites } from './sync-file-writes.js';
+import { TimeSlices } from './time-slices.js';
 import { entryPath } from './tar-entry-path.js';
 import { VerifiedDirectories } from './verified-directories.js';
 
@@ -36,6 +37,7 @@ export async function unpackInto(dir: string, tar: Readable, syncWrites = new Sy
   });
   const directories = new VerifiedDirectories(root);
   const writes = new PendingFileWrites();
+  const slices = new TimeSlices();
   const entries = extract();
   const counter = byteCounter();
   const feeding = pipeline(tar, counter.stream, entries);
@@ -44,7 +46,7 @@ export async function unpackInto(dir: string, tar: Readable, syncWrites = new Sy
     for await (const entry of entries) {
       writes.throwIfFailed();
       await writeEntry(root, directories, writes, syncWrites, entry);
-      await syncWrites.yieldIfDue();
+      await slices.yieldIfDue();
     }
     await writes.settle();
     writes.throwIfFailed();
