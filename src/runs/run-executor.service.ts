@@ -290,6 +290,7 @@ export class RunExecutorService {
           exec: (command, options) => sandbox.exec(command, options),
           putArchive: (tar) => sandbox.putArchive(tar),
           getArchive: () => sandbox.getArchive(),
+          ...(sandbox.readTree && { readTree: () => sandbox.readTree!() }),
           destroy: async () => {
             live.delete(sandbox);
             await sandbox.destroy();

@@ -3,8 +3,9 @@ import { rm } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { groupDeadline, signalGroup } from '../common/process-group.js';
 import { forEachOutputLine } from './output-lines.js';
-import { packDirectory } from './pack-directory.js';
+import { directoryEntries, packDirectory } from './pack-directory.js';
 import type { ExecOptions, ExecResult, Sandbox } from './sandbox-backend.js';
+import type { TreeEntry } from './tree-entry.js';
 import { unpackInto } from './unpack-into.js';
 
 /** How long the output of an exited command may keep coming (a grandchild holding the pipe). */
@@ -80,6 +81,11 @@ export class InProcessSandbox implements Sandbox {
   async getArchive(): Promise<Readable> {
     if (this.destroyed) throw this.destroyedError();
     return packDirectory(this.workdir);
+  }
+
+  readTree(): AsyncIterable<TreeEntry> {
+    if (this.destroyed) throw this.destroyedError();
+    return directoryEntries(this.workdir);
   }
 
   async destroy(): Promise<void> {

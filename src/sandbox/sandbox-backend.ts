@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { SandboxBackendKind } from './sandbox-backends.js';
+import type { TreeEntry } from './tree-entry.js';
 
 export type ProbeResult = { ok: true; detail: string } | { ok: false; reason: string; fixHint: string };
 
@@ -54,7 +55,8 @@ export interface ExecResult {
 /**
  * One live sandbox: a fresh working directory commands run in until it is destroyed. It may be a
  * directory on this host, a container or a pod: trees move in and out only as tar streams (the
- * shape of the Docker Engine's archive endpoints), never by touching its files directly.
+ * shape of the Docker Engine's archive endpoints), never by touching its files directly (the one
+ * exception, `readTree`, is the in-process backend reading its own directory for the caller).
  */
 export interface Sandbox {
   readonly name: string;
@@ -68,6 +70,12 @@ export interface Sandbox {
   putArchive(tar: Readable): Promise<void>;
   /** The working directory's whole tree as a tar stream, paths relative to it. */
   getArchive(): Promise<Readable>;
+  /**
+   * The same tree as `getArchive()`, in the same order, as entries instead of a tar stream: only
+   * a backend whose working directory is on this host offers it (in-process), where the archive
+   * would be encoded and decoded in this same process for nothing.
+   */
+  readTree?(): AsyncIterable<TreeEntry>;
   /** Removes the sandbox and everything in it; safe to call twice. */
   destroy(): Promise<void>;
 }

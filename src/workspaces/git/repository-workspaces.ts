@@ -189,7 +189,8 @@ export class RepositoryWorkspaces {
     let files: ChangedFile[];
     try {
       await scratch.create(this.mirrors.pathFor(repo), prepared.commit);
-      await scratch.unpack(() => sandbox.getArchive(), prepared.commit);
+      // An in-process sandbox hands its tree over as entries: no tar stream to encode and decode.
+      await scratch.unpack(async () => sandbox.readTree?.() ?? sandbox.getArchive(), prepared.commit);
       files = await scratch.stage(prepared.commit);
     } catch (error) {
       await this.removeScratch(prepared, scratch);

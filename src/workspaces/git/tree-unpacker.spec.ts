@@ -1,10 +1,13 @@
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import tar from 'tar-stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { unpackTree, UnsafeArchiveError, WholeTreeNeededError } from './tree-unpacker.js';
+import { directoryEntries, packDirectory } from '../../sandbox/pack-directory.js';
+import type { TreeEntry } from '../../sandbox/tree-entry.js';
+import { unpackEntries, unpackTree, UnsafeArchiveError, WholeTreeNeededError } from './tree-unpacker.js';
 
 type Entry = { name: string; content?: string; type?: 'file' | 'symlink' | 'directory' | 'link'; linkname?: string; mode?: number };
 
@@ -122,6 +125,29 @@ describe('unpackTree: a stream with no bytes at all', () => {
       expect(readlinkSync(join(root, 'same/x'))).toBe('elsewhere');
     });
 
+    it('makes no directory for kept files alone, and takes what was kept below a directory a later entry replaces', async () => {
+      const result = await unpackTree(archive([
+        { name: 'same/', type: 'directory' },
+        { name: 'same/deep/', type: 'directory' },
+        { name: 'same/deep/a.txt', content: 'a' },
+        { name: 'other/b.txt', content: 'b' },
+        { name: 'other/', type: 'directory' },
+      ]), root, { unchanged: same });
+      expect([...result.kept].sort()).toEqual(['same/deep/a.txt']);
+      expect(existsSync(join(root, 'same'))).toBe(false);
+      expect(readFileSync(join(root, 'other/b.txt'), 'utf8')).toBe('b');
+      rmSync(root, { recursive: true, force: true });
+      mkdirSync(root);
+      const replaced = await unpackTree(archive([{ name: 'same/deep/a.txt', content: 'a' }, { name: 'same', type: 'symlink', linkname: 'elsewhere' }]), root, { unchanged: same });
+      expect(replaced.kept.size).toBe(0);
+      expect(readlinkSync(join(root, 'same'))).toBe('elsewhere');
+      rmSync(root, { recursive: true, force: true });
+      mkdirSync(root);
+      // The planned directory is still checked: a kept file below a link is refused as before.
+      await expect(unpackTree(archive([{ name: 'link', type: 'symlink', linkname: '/etc' }, { name: 'link/same', content: 'x' }]), root, { unchanged: () => true }))
+        .rejects.toBeInstanceOf(UnsafeArchiveError);
+    });
+
     it('asks for the whole tree when a hard link points at a kept file or a .gitattributes arrives', async () => {
       await expect(unpackTree(archive([{ name: 'same/a', content: 'a' }, { name: 'copy', type: 'link', linkname: 'same/a' }]), root, { unchanged: same }))
         .rejects.toBeInstanceOf(WholeTreeNeededError);
@@ -130,5 +156,65 @@ describe('unpackTree: a stream with no bytes at all', () => {
       await expect(unpackTree(archive([{ name: 'same/a', content: 'a' }, { name: 'sub/.gitattributes', content: '* text' }]), root, { unchanged: same }))
         .rejects.toBeInstanceOf(WholeTreeNeededError);
     });
+  });
+});
+
+describe('unpackEntries: a tree handed over as entries (an in-process sandbox)', () => {
+  let outside: string;
+
+  beforeEach(() => {
+    outside = mkdtempSync(join(tmpdir(), 'unpack-entries-'));
+  });
+  afterEach(() => rmSync(outside, { recursive: true, force: true }));
+
+  /** Every path under `dir` with what it is: a file's mode and bytes, a link's target. */
+  function listing(dir: string, prefix = ''): string[] {
+    return readdirSync(join(dir, prefix), { withFileTypes: true }).flatMap((entry) => {
+      const path = prefix ? `${prefix}/${entry.name}` : entry.name;
+      const full = join(dir, path);
+      if (entry.isSymbolicLink()) return [`${path} -> ${readlinkSync(full)}`];
+      if (entry.isDirectory()) return [`${path}/`, ...listing(dir, path)];
+      const hash = createHash('sha1').update(readFileSync(full)).digest('hex');
+      return [`${path} ${(lstatSync(full).mode & 0o111) !== 0 ? 'x' : '-'} ${hash}`];
+    });
+  }
+
+  it('unpacks the same tree as the archive of the same directory, under the same rules', async () => {
+    const sandbox = join(outside, 'sandbox');
+    mkdirSync(join(sandbox, 'src/deep'), { recursive: true });
+    mkdirSync(join(sandbox, '.git/hooks'), { recursive: true });
+    mkdirSync(join(sandbox, 'empty'));
+    writeFileSync(join(sandbox, 'src/main.ts'), 'export {};\n');
+    writeFileSync(join(sandbox, 'src/deep/run.sh'), '#!/bin/sh\n', { mode: 0o755 });
+    writeFileSync(join(sandbox, 'mid.bin'), randomBytes(200 * 1024)); // read whole by the walk only past 64 KB: streamed
+    writeFileSync(join(sandbox, 'big.bin'), randomBytes(1536 * 1024)); // past the unpacker's whole-file limit: streamed to disk
+    writeFileSync(join(sandbox, '.git/hooks/post-commit'), 'evil', { mode: 0o755 });
+    symlinkSync('src/main.ts', join(sandbox, 'link'));
+    const viaEntries = join(outside, 'entries');
+    const viaArchive = join(outside, 'archive');
+    mkdirSync(viaEntries);
+    mkdirSync(viaArchive);
+    const fromEntries = await unpackEntries(directoryEntries(sandbox), viaEntries);
+    const fromArchive = await unpackTree(packDirectory(sandbox), viaArchive);
+    expect(fromEntries.skippedGitEntries).toBe(fromArchive.skippedGitEntries);
+    expect(fromEntries.skippedGitEntries).toBe(3);
+    const files = listing(viaEntries).filter((line) => !line.endsWith('/'));
+    expect(files).toEqual(listing(viaArchive).filter((line) => !line.endsWith('/')));
+    expect(files).toHaveLength(5);
+    expect(files).toContain('link -> src/main.ts');
+    expect(files.find((line) => line.startsWith('src/deep/run.sh'))).toMatch(/ x /);
+  });
+
+  it('refuses a streamed file whose length is not the one announced (it changed while read)', async () => {
+    const root = join(outside, 'tree');
+    mkdirSync(root);
+    async function* shrunk(): AsyncGenerator<TreeEntry> {
+      yield { name: 'big.bin', type: 'file', mode: 0o644, size: 3 * 1024 * 1024, open: () => Readable.from([Buffer.alloc(1024)]) };
+    }
+    await expect(unpackEntries(shrunk(), root)).rejects.toThrow(/changed while it was read/);
+    async function* short(): AsyncGenerator<TreeEntry> {
+      yield { name: 'small.txt', type: 'file', mode: 0o644, size: 100, open: () => Readable.from([Buffer.alloc(10)]) };
+    }
+    await expect(unpackEntries(short(), root)).rejects.toThrow(/changed while it was read/);
   });
 });
