@@ -55,8 +55,8 @@ export interface ExecResult {
 /**
  * One live sandbox: a fresh working directory commands run in until it is destroyed. It may be a
  * directory on this host, a container or a pod: trees move in and out only as tar streams (the
- * shape of the Docker Engine's archive endpoints), never by touching its files directly (the one
- * exception, `readTree`, is the in-process backend reading its own directory for the caller).
+ * shape of the Docker Engine's archive endpoints) or, out only, as the entries such a stream
+ * holds (`readTree`); never by the caller touching its files directly.
  */
 export interface Sandbox {
   readonly name: string;
@@ -71,9 +71,10 @@ export interface Sandbox {
   /** The working directory's whole tree as a tar stream, paths relative to it. */
   getArchive(): Promise<Readable>;
   /**
-   * The same tree as `getArchive()`, in the same order, as entries instead of a tar stream: only
-   * a backend whose working directory is on this host offers it (in-process), where the archive
-   * would be encoded and decoded in this same process for nothing.
+   * The same tree as `getArchive()`, in the same order, as entries instead of a tar stream, for a
+   * backend that would otherwise encode an archive in this process only for the caller to decode
+   * it: the in-process backend reads its directory, the container engine reads the engine's own
+   * archive without re-rooting it into a second one.
    */
   readTree?(): AsyncIterable<TreeEntry>;
   /** Removes the sandbox and everything in it; safe to call twice. */

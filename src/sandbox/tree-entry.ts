@@ -1,11 +1,12 @@
 /**
- * One entry of a sandbox's tree as its archive would carry it, handed over without the archive:
- * the in-process backend's tree is a directory on this host, and encoding 10,000 files as tar only
- * to decode them again cost more than reading them (0.8–1.3 s against 0.2 s on the bench machine).
- * What it says is the sandbox's word, as untrusted as an archive's headers.
+ * One entry of a sandbox's tree as its archive would carry it, handed over without an archive of
+ * this process's making (`Sandbox.readTree`): the in-process backend's tree is a directory on this
+ * host, and encoding 10,000 files as tar only to decode them again cost more than reading them
+ * (0.8–1.3 s against 0.2 s on the bench machine). What it says is the sandbox's word, as
+ * untrusted as an archive's headers.
  */
 export interface TreeEntry {
-  /** `/`-separated, relative to the working directory (a directory's without a trailing `/`). */
+  /** `/`-separated, relative to the working directory (a directory's may end in `/`). */
   name: string;
   /** `link` (a hard link to `linkname`) comes only from archives; anything else is left out. */
   type: 'file' | 'directory' | 'symlink' | 'link';

@@ -105,6 +105,10 @@ describe.skipIf(unavailable)(`container-engine backend${unavailable ? ` (skipped
     expect(byName['bin/greet.sh']).toMatchObject({ type: 'file', mode: 0o755 });
     expect(byName['src/made.txt']).toEqual({ type: 'file', mode: 0o755, content: 'made\n', linkname: null });
     expect(byName['util-link']).toMatchObject({ type: 'symlink', linkname: 'src/lib/util.ts' });
+    // Collect reads the same tree as entries, straight from the engine's archive.
+    const tree: string[] = [];
+    for await (const entry of box.readTree()) tree.push(`${entry.name.replace(/\/$/, '')} ${entry.type} ${entry.mode.toString(8)} ${entry.content?.toString() ?? ''}${entry.linkname ?? ''}`);
+    expect(tree).toEqual(entries.map(({ name, type, mode, content, linkname }) => `${name.replace(/\/$/, '')} ${type} ${mode?.toString(8)} ${content ?? ''}${linkname ?? ''}`));
   });
 
   it('refuses entries that would land outside the working directory', async () => {

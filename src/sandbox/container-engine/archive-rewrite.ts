@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { type ExtractEvents, type Pack, extract, pack } from 'tar-stream';
 import { byteCounter } from '../unpack-into.js';
+import { rerooted } from '../tar-entries.js';
 import { entryPath } from '../tar-entry-path.js';
 
 type Entry = ExtractEvents['entry'][1];
@@ -78,10 +79,11 @@ async function rewrite(out: Pack, entry: Entry, owner: { uid: number; gid: numbe
 /**
  * The engine's archive of a directory names every entry below the directory's own name
  * (`work/src/a.ts`, `work/` first): the same tree with paths relative to it, as the Sandbox
- * interface promises. Hard links' targets are re-rooted too.
+ * interface promises. Hard links' targets are re-rooted too. (Collect reads the engine's archive
+ * with `tarEntries(…, { below })` instead: no second archive to encode.)
  */
 export function rerootedArchive(source: NodeJS.ReadableStream, directory: string): Readable {
-  const prefix = `${directory.replace(/^\/+|\/+$/g, '').split('/').at(-1)}/`;
+  const rename = rerooted(directory);
   const out = pack();
   const entries = extract();
   const feeding = pipeline(source as Readable, entries);
@@ -89,12 +91,12 @@ export function rerootedArchive(source: NodeJS.ReadableStream, directory: string
   void (async () => {
     for await (const entry of entries as AsyncIterable<Entry>) {
       const header = entry.header;
-      const name = header.name.startsWith(prefix) ? header.name.slice(prefix.length) : header.name;
-      if (name === '' || header.name === prefix.slice(0, -1)) {
+      const name = rename(header.name);
+      if (name === null) {
         entry.resume();
         continue;
       }
-      const linkname = header.type === 'link' && header.linkname?.startsWith(prefix) ? header.linkname.slice(prefix.length) : header.linkname;
+      const linkname = header.type === 'link' && header.linkname ? rename(header.linkname) ?? header.linkname : header.linkname;
       if (header.type === 'file' || header.type === 'contiguous-file') await pipeline(entry, out.entry({ ...header, name, linkname }));
       else {
         out.entry({ ...header, name, linkname });

@@ -3,9 +3,8 @@ import { copyFile, lstat, mkdir, rm, symlink, writeFile } from 'node:fs/promises
 import { join, posix } from 'node:path';
 import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import tar from 'tar-stream';
 import type { TreeEntry } from '../../sandbox/tree-entry.js';
-import { byteCounter } from '../../sandbox/unpack-into.js';
+import { EmptyArchiveError, tarEntries } from '../../sandbox/tar-entries.js';
 
 /** Files up to this size are read whole and written in parallel; larger ones are streamed one at a time. */
 const SMALL_FILE_BYTES = 1024 * 1024;
@@ -77,42 +76,14 @@ export async function unpackEntries(entries: AsyncIterable<TreeEntry>, root: str
   return result;
 }
 
-/**
- * A tar stream's entries: files up to SMALL_FILE_BYTES read whole, larger ones streamed. Ends
- * with an error when the stream brought no bytes at all, not even an end-of-archive marker: a
- * lost tree must never read as an empty one (staged, it would propose deleting every file).
- */
+/** A tar stream's entries (`tarEntries`); an empty stream is refused as an unsafe archive. */
 export async function* archiveEntries(archive: Readable): AsyncGenerator<TreeEntry> {
-  const extract = tar.extract();
-  const counter = byteCounter();
-  const feeding = pipeline(archive, counter.stream, extract);
-  let complete = false;
   try {
-    for await (const entry of extract) {
-      const { header } = entry;
-      const type = ENTRY_TYPES[header.type ?? 'file'];
-      if (type) {
-        const size = type === 'file' ? header.size ?? 0 : 0;
-        const described: TreeEntry = { name: header.name, type, mode: header.mode ?? 0o644, size, linkname: header.linkname ?? undefined, mtimeMs: header.mtime?.getTime() };
-        if (type !== 'file') yield described;
-        else if (size <= SMALL_FILE_BYTES) yield { ...described, content: await readWhole(entry) };
-        else yield { ...described, open: () => entry as AsyncIterable<Buffer> }; // tar-stream's entries yield Buffers
-      }
-      entry.resume(); // what the reader left unread (a skipped entry's bytes)
-    }
-    await feeding;
-    if (counter.bytes() === 0) throw new UnsafeArchiveError("the sandbox's archive is empty (not even an end-of-archive marker): its tree did not arrive");
-    complete = true;
-  } finally {
-    if (!complete) {
-      archive.destroy();
-      await feeding.catch(() => undefined);
-    }
+    yield* tarEntries(archive);
+  } catch (error) {
+    throw error instanceof EmptyArchiveError ? new UnsafeArchiveError(error.message) : error;
   }
 }
-
-/** The tar entry types a tree keeps; devices, fifos and the rest are left out. */
-const ENTRY_TYPES: Partial<Record<string, TreeEntry['type']>> = { file: 'file', 'contiguous-file': 'file', directory: 'directory', symlink: 'symlink', link: 'link' };
 
 interface UnpackState {
   root: string;
