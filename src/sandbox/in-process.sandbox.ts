@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { rm } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { groupDeadline, signalGroup } from '../common/process-group.js';
+import { removeTree } from '../common/remove-tree.js';
 import { forEachOutputLine } from './output-lines.js';
 import { directoryEntries, packDirectory } from './pack-directory.js';
 import type { ExecOptions, ExecResult, Sandbox } from './sandbox-backend.js';
@@ -92,7 +92,7 @@ export class InProcessSandbox implements Sandbox {
     if (this.destroyed) return;
     this.destroyed = true;
     for (const child of this.running) signalGroup(child, 'SIGKILL');
-    await rm(this.root, { recursive: true, force: true });
+    await removeTree(this.root);
   }
 
   private destroyedError(): Error {
