@@ -42,9 +42,9 @@ export async function* directoryEntries(root: string): AsyncGenerator<TreeEntry>
   const slices = new TimeSlices();
   for (const { path, isFile } of treePaths(root, '')) {
     await slices.yieldIfDue();
-    // What readdir called a file is opened straight away (no lstat first): one system call of
-    // six fewer per file, and each costs ~10 µs on the bench machine.
-    const entry = (isFile ? readFile(root, path) : undefined) ?? lookUp(root, path);
+    // What readdir called a file is opened straight away, without an lstat first: four system
+    // calls per file instead of six, each about 10 µs on the bench machine.
+    const entry = (isFile ? fileEntry(root, path) : undefined) ?? lookUp(root, path);
     if (entry) yield entry;
   }
 }
@@ -63,7 +63,7 @@ function* treePaths(root: string, dir: string): Generator<{ path: string; isFile
  * A regular file's entry, read through one descriptor; undefined when `path` is no longer one
  * (a link or a FIFO now, or gone), to be looked up again.
  */
-function readFile(root: string, path: string): TreeEntry | undefined {
+function fileEntry(root: string, path: string): TreeEntry | undefined {
   const full = join(root, path);
   let fd: number;
   try {

@@ -41,7 +41,9 @@ export async function* tarEntries(archive: Readable | NodeJS.ReadableStream, opt
       const name = rename(header.name);
       if (type && name !== null) {
         const size = type === 'file' ? header.size ?? 0 : 0;
-        const linkname = header.linkname === null || header.linkname === undefined ? undefined : type === 'link' ? rename(header.linkname) ?? header.linkname : header.linkname;
+        const target = header.linkname ?? undefined;
+        // A hard link names a path of the archive, so it is re-rooted too; a symbolic link's text is the sandbox's.
+        const linkname = type === 'link' && target !== undefined ? rename(target) ?? target : target;
         // Permission bits only: an engine's archive carries the file type in the mode too (0o100755).
         const described: TreeEntry = { name, type, mode: (header.mode ?? 0o644) & 0o7777, size, linkname, mtimeMs: header.mtime?.getTime() };
         if (type !== 'file') yield described;
