@@ -160,6 +160,16 @@ describe.skipIf(!engine.ok)(`container-orchestrator backend against the Kubernet
       expect(await readFile(join(back, 'src/nested/.hidden'), 'utf8')).toBe('h');
       expect((await stat(join(back, 'run.sh'))).mode & 0o111).not.toBe(0);
       expect(await readlink(join(back, 'link'))).toBe('src/main.ts');
+      // Collect reads the same tree as entries, straight from the pod's archive.
+      const tree: Record<string, string> = {};
+      for await (const entry of (sandbox as OrchestratorSandbox).readTree()) {
+        const name = entry.name.replace(/^\.\/?/, '').replace(/\/$/, '');
+        tree[name] = entry.type === 'file' ? `${(entry.mode & 0o111) !== 0 ? 'x ' : ''}${entry.content?.toString()}` : entry.type === 'symlink' ? `-> ${entry.linkname}` : entry.type;
+      }
+      expect(tree).toEqual({
+        '': 'directory', src: 'directory', 'src/nested': 'directory', 'src/main.ts': 'console.log(1)\n', 'src/new.txt': 'change\n',
+        'src/nested/.hidden': 'h', 'run.sh': 'x #!/bin/sh\necho ran\n', link: '-> src/main.ts',
+      });
 
       const escaping = pack();
       escaping.entry({ name: '../escape.txt' }, 'x');

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { PassThrough, type Readable } from 'node:stream';
 import type { Exec } from '@kubernetes/client-node';
 import type { ExecOptions, ExecResult, Sandbox } from '../sandbox-backend.js';
+import { tarEntries } from '../tar-entries.js';
+import type { TreeEntry } from '../tree-entry.js';
 import { KILL_SCRIPT, wrappedCommand } from './exec-wrapper.js';
 import { ExecLostError, execInPod } from './pod-exec.js';
 import { SANDBOX_WORKDIR } from './pod-manifest.js';
@@ -90,6 +92,19 @@ export class OrchestratorSandbox implements Sandbox {
   }
 
   async getArchive(): Promise<Readable> {
+    const { raw, finished } = await this.packTree();
+    return relativeTreeArchive(raw, finished);
+  }
+
+  /** The pod's own archive read as entries, without re-packing it here; a `tar` that failed fails the read at its end. */
+  async *readTree(): AsyncGenerator<TreeEntry> {
+    const { raw, finished } = await this.packTree();
+    yield* tarEntries(raw);
+    await finished;
+  }
+
+  /** `tar -c` of the working directory in the pod; `finished` rejects when it did not exit 0. */
+  private async packTree(): Promise<{ raw: Readable; finished: Promise<void> }> {
     if (this.destroyed) throw this.destroyedError();
     const raw = new PassThrough();
     const stderr = collect();
@@ -97,7 +112,8 @@ export class OrchestratorSandbox implements Sandbox {
     const finished = execution.exit.then((code) => {
       if (code !== 0) throw new Error(`packing the tree in pod ${this.target.pod} failed (exit ${code}): ${stderr.text().trim()}`);
     });
-    return relativeTreeArchive(raw, finished);
+    finished.catch(() => undefined); // a reader that stops early never awaits it
+    return { raw, finished };
   }
 
   async destroy(): Promise<void> {

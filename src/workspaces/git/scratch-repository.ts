@@ -7,7 +7,7 @@ import { type GitCli, GitCommandFailure, type GitRunOptions } from './git-comman
 import type { GitCredential } from './git-credential.js';
 import { workspaceErrorFrom } from './git-failure.js';
 import type { TreeEntry } from '../../sandbox/tree-entry.js';
-import { archiveEntries, type UnpackOptions, unpackEntries, UnsafeArchiveError, WholeTreeNeededError } from './tree-unpacker.js';
+import { type UnpackOptions, unpackEntries, unpackTree, UnsafeArchiveError, WholeTreeNeededError } from './tree-unpacker.js';
 import { WorkspaceError, WorkspaceErrorKind } from './workspace-error.js';
 import type { ChangedFile, ChangedFileStatus, CommitDetails, StagedFile } from './workspace-types.js';
 
@@ -95,7 +95,7 @@ export class ScratchRepository {
 
   private async unpackChecked(tree: Readable | AsyncIterable<TreeEntry>, options?: UnpackOptions): Promise<{ kept: Set<string> }> {
     try {
-      return await unpackEntries(isArchive(tree) ? archiveEntries(tree) : tree, this.workTree, options);
+      return await (isArchive(tree) ? unpackTree(tree, this.workTree, options) : unpackEntries(tree, this.workTree, options));
     } catch (error) {
       if (error instanceof UnsafeArchiveError) {
         throw new WorkspaceError(WorkspaceErrorKind.Failed, `repository ${this.options.repository}: the sandbox's tree was refused: ${error.message}`);

@@ -54,7 +54,7 @@ export class WholeTreeNeededError extends Error {
  * is the workspace's concern.
  */
 export function unpackTree(archive: Readable, root: string, options: UnpackOptions = {}): Promise<UnpackResult> {
-  return unpackEntries(archiveEntries(archive), root, options);
+  return unpackEntries(tarEntries(archive), root, options);
 }
 
 /** `unpackTree` for a tree handed over as entries (`Sandbox.readTree`), under the same rules. */
@@ -71,18 +71,10 @@ export async function unpackEntries(entries: AsyncIterable<TreeEntry>, root: str
     await settle(state);
   } catch (error) {
     await settle(state).catch(() => undefined);
-    throw error;
-  }
-  return result;
-}
-
-/** A tar stream's entries (`tarEntries`); an empty stream is refused as an unsafe archive. */
-export async function* archiveEntries(archive: Readable): AsyncGenerator<TreeEntry> {
-  try {
-    yield* tarEntries(archive);
-  } catch (error) {
+    // A lost tree must never read as an empty one: staged, it would propose deleting every file.
     throw error instanceof EmptyArchiveError ? new UnsafeArchiveError(error.message) : error;
   }
+  return result;
 }
 
 interface UnpackState {
