@@ -1,12 +1,10 @@
 import { closeSync, constants, createReadStream, fstatSync, lstatSync, openSync, readdirSync, readFileSync, readlinkSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { type Header, type Pack, pack } from 'tar-stream';
+import { type Pack, pack } from 'tar-stream';
+import { addPackEntry } from './pack-entry.js';
 import { TimeSlices } from './time-slices.js';
 import type { TreeEntry } from './tree-entry.js';
-
-type EntryHeader = Partial<Header> & Pick<Header, 'name'>;
 
 /** Files up to this size are read in one call: a source tree is mostly such files, and a stream each costs more. */
 const READ_WHOLE_UP_TO = 64 * 1024;
@@ -142,26 +140,8 @@ function openRegularFile(full: string): number {
 function addEntry(archive: Pack, entry: TreeEntry): Promise<void> {
   const { name, type, mode, size, linkname, content } = entry;
   const mtime = entry.mtimeMs === undefined ? undefined : new Date(entry.mtimeMs);
-  if (type === 'directory') return added(archive, { name: `${name}/`, type, mode, mtime });
-  if (type === 'symlink') return added(archive, { name, type, linkname, mode, mtime });
+  if (type === 'directory') return addPackEntry(archive, { name: `${name}/`, type, mode, mtime });
+  if (type === 'symlink') return addPackEntry(archive, { name, type, linkname, mode, mtime });
   if (type !== 'file') return Promise.resolve();
-  const header: EntryHeader = { name, type, size, mode, mtime };
-  return content ? added(archive, header, content) : addStreamedFile(archive, header, entry.open!());
-}
-
-/** Resolves once the entry is in the archive: tar-stream calls back only as the reader takes it in. */
-function added(archive: Pack, header: EntryHeader, content?: Buffer): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const done = (error?: Error | null) => (error ? reject(error) : resolve());
-    if (content) archive.entry(header, content, done);
-    else archive.entry(header, done);
-  });
-}
-
-function addStreamedFile(archive: Pack, header: EntryHeader, source: AsyncIterable<Buffer>): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const entry = archive.entry(header, (error) => (error ? reject(error) : resolve()));
-    // A file that shrank meanwhile fails the entry ("Size mismatch").
-    pipeline(source, entry).catch(reject);
-  });
+  return addPackEntry(archive, { name, type, size, mode, mtime }, content ?? entry.open!());
 }

@@ -1,8 +1,7 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { type Header, type Pack, extract, pack } from 'tar-stream';
-
-type Headers = Partial<Header> & Pick<Header, 'name'>;
+import { type Header, extract, pack } from 'tar-stream';
+import { addPackEntry } from '../pack-entry.js';
 import { entryPath } from '../tar-entry-path.js';
 import { byteCounter } from '../unpack-into.js';
 
@@ -41,15 +40,15 @@ export function checkedTreeArchive(source: Readable): { archive: Readable; done:
           continue;
         }
         if (type === 'file' || type === 'contiguous-file') {
-          await addEntry(out, { name: path, type: 'file', size: entry.header.size, mode: mode !== undefined && (mode & 0o111) !== 0 ? 0o755 : 0o644, mtime: entry.header.mtime }, entry);
+          await addPackEntry(out, { name: path, type: 'file', size: entry.header.size, mode: mode !== undefined && (mode & 0o111) !== 0 ? 0o755 : 0o644, mtime: entry.header.mtime }, entry);
         } else if (type === 'directory') {
           entry.resume();
-          await addEntry(out, { name: path, type: 'directory', mode: 0o755, mtime: entry.header.mtime });
+          await addPackEntry(out, { name: path, type: 'directory', mode: 0o755, mtime: entry.header.mtime });
         } else if (type === 'symlink') {
           if (!linkname) throw refusal('the link has no target');
           entry.resume();
           links.push(path);
-          await addEntry(out, { name: path, type: 'symlink', linkname, mode: 0o777, mtime: entry.header.mtime });
+          await addPackEntry(out, { name: path, type: 'symlink', linkname, mode: 0o777, mtime: entry.header.mtime });
         } else throw refusal(`${type ?? 'unknown'} entries are not supported (only files, directories and symbolic links)`);
       }
       await feeding;
@@ -87,10 +86,10 @@ export function relativeTreeArchive(raw: Readable, finished: Promise<void>): Rea
           continue;
         }
         const header = { ...entry.header, name: entry.header.type === 'directory' ? `${path}/` : path };
-        if (entry.header.type === 'file' || entry.header.type === 'contiguous-file') await addEntry(out, header, entry);
+        if (entry.header.type === 'file' || entry.header.type === 'contiguous-file') await addPackEntry(out, header, entry);
         else {
           entry.resume();
-          await addEntry(out, header);
+          await addPackEntry(out, header);
         }
       }
       await feeding;
@@ -102,11 +101,4 @@ export function relativeTreeArchive(raw: Readable, finished: Promise<void>): Rea
     }
   })();
   return Readable.from(out, { objectMode: false });
-}
-
-function addEntry(out: Pack, header: Headers, content?: Readable): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const sink = out.entry(header, (error?: Error | null) => (error ? reject(error) : resolve()));
-    if (content) pipeline(content, sink).catch(reject);
-  });
 }

@@ -6,6 +6,7 @@ import { Readable } from 'node:stream';
 import tar from 'tar-stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { directoryEntries, packDirectory } from '../../sandbox/pack-directory.js';
+import { tarEntries } from '../../sandbox/tar-entries.js';
 import type { TreeEntry } from '../../sandbox/tree-entry.js';
 import { unpackEntries, unpackTree, UnsafeArchiveError, WholeTreeNeededError } from './tree-unpacker.js';
 
@@ -216,5 +217,11 @@ describe('unpackEntries: a tree handed over as entries (an in-process sandbox)',
       yield { name: 'small.txt', type: 'file', mode: 0o644, size: 100, open: () => Readable.from([Buffer.alloc(10)]) };
     }
     await expect(unpackEntries(short(), root)).rejects.toThrow(/changed while it was read/);
+  });
+
+  it('refuses an empty stream read as entries as it refuses an empty archive', async () => {
+    const root = join(outside, 'tree');
+    mkdirSync(root);
+    await expect(unpackEntries(tarEntries(Readable.from([])), root)).rejects.toBeInstanceOf(UnsafeArchiveError);
   });
 });
