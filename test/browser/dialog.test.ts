@@ -81,7 +81,8 @@ describe.skipIf(browserUnavailable)(`the Design page${browserUnavailable ? ` (sk
     await p.signIn('/dialog', 'operator');
     await p.heading('Design');
     await expect(p.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Design' }).getAttribute('aria-current')).resolves.toBe('page');
-    expect(await p.page.getByLabel('Project').inputValue({ timeout: UI_TIMEOUT_MS })).toBe('shop');
+    // The list of projects arrives after the page: wait for the default to be chosen.
+    await expect.poll(() => p.page.getByLabel('Project').inputValue(), { timeout: UI_TIMEOUT_MS }).toBe('shop');
     await p.page.getByRole('textbox', { name: 'Message' }).fill('ROUND-OP: plan rounding totals to cents');
     await p.page.getByRole('button', { name: 'Send' }).click();
 
