@@ -1,4 +1,4 @@
-import { closeSync, constants, createReadStream, fstatSync, lstatSync, openSync, readdirSync, readFileSync, readlinkSync, readSync } from 'node:fs';
+import { closeSync, constants, createReadStream, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, readSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { type Pack, pack } from 'tar-stream';
@@ -63,22 +63,13 @@ function* treePaths(root: string, dir: string): Generator<{ path: string; isFile
  */
 function fileEntry(root: string, path: string): TreeEntry | undefined {
   const full = join(root, path);
-  let fd: number;
+  let opened: OpenedFile;
   try {
-    fd = openSync(full, READ_FLAGS);
+    opened = openRegularFile(full);
   } catch {
     return undefined;
   }
-  try {
-    const stats = fstatSync(fd);
-    if (!stats.isFile()) return undefined;
-    const common = { name: path, type: 'file' as const, mode: stats.mode & 0o777, mtimeMs: stats.mtimeMs };
-    if (stats.size > READ_WHOLE_UP_TO) return { ...common, size: stats.size, open: streamOf(full, stats.size) };
-    const content = readUpTo(fd, stats.size);
-    return { ...common, size: content.length, content };
-  } finally {
-    closeSync(fd);
-  }
+  return readOpened(path, full, opened);
 }
 
 function lookUp(root: string, path: string): TreeEntry | null {
@@ -88,16 +79,24 @@ function lookUp(root: string, path: string): TreeEntry | null {
   if (stats.isDirectory()) return { ...common, type: 'directory', size: 0 };
   if (stats.isSymbolicLink()) return { ...common, type: 'symlink', size: 0, linkname: readlinkSync(full) };
   if (!stats.isFile()) return null;
-  if (stats.size <= READ_WHOLE_UP_TO) {
-    const content = readRegularFile(full);
-    return { ...common, type: 'file', size: content.length, content };
+  return readOpened(path, full, openRegularFile(full));
+}
+
+/** The entry of a file opened by `openRegularFile`, whose descriptor it closes: small files read whole, larger ones streamed later. */
+function readOpened(path: string, full: string, { fd, stats }: OpenedFile): TreeEntry {
+  try {
+    const common = { name: path, type: 'file' as const, mode: stats.mode & 0o777, mtimeMs: stats.mtimeMs };
+    if (stats.size > READ_WHOLE_UP_TO) return { ...common, size: stats.size, open: streamOf(full, stats.size) };
+    const content = readUpTo(fd, stats.size);
+    return { ...common, size: content.length, content };
+  } finally {
+    closeSync(fd);
   }
-  return { ...common, type: 'file', size: stats.size, open: streamOf(full, stats.size) };
 }
 
 /** Reads no more than the size announced; a file that shrank meanwhile ends short, which the reader refuses. */
 function streamOf(full: string, size: number): () => Readable {
-  return () => createReadStream('', { fd: openRegularFile(full), end: size - 1 });
+  return () => createReadStream('', { fd: openRegularFile(full).fd, end: size - 1 });
 }
 
 /** At most `size` bytes from the start of `fd` (fewer if the file shrank since its fstat). */
@@ -112,27 +111,23 @@ function readUpTo(fd: number, size: number): Buffer {
   return filled < size ? content.subarray(0, filled) : content;
 }
 
-/** A file's bytes, read synchronously (see `openRegularFile`). */
-function readRegularFile(full: string): Buffer {
-  const fd = openRegularFile(full);
-  try {
-    return readFileSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /** Never follows a link; never blocks on a FIFO swapped in for a file (regular files ignore O_NONBLOCK). */
 const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+
+interface OpenedFile {
+  fd: number;
+  stats: Stats;
+}
 
 /**
  * Opens a file to read without following a link, and without blocking when a command swapped the
  * file for a FIFO since it was looked at (that is an error, as a file removed meanwhile is), which
  * would otherwise stall the whole server until someone wrote to it.
  */
-function openRegularFile(full: string): number {
+function openRegularFile(full: string): OpenedFile {
   const fd = openSync(full, READ_FLAGS);
-  if (fstatSync(fd).isFile()) return fd;
+  const stats = fstatSync(fd);
+  if (stats.isFile()) return { fd, stats };
   closeSync(fd);
   throw new Error(`${full} is no longer a regular file`);
 }

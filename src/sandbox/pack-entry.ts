@@ -1,5 +1,6 @@
 import { pipeline } from 'node:stream/promises';
 import type { Header, Pack } from 'tar-stream';
+import { readWhole } from './read-whole.js';
 
 export type PackHeader = Partial<Header> & Pick<Header, 'name'>;
 
@@ -14,12 +15,7 @@ const ADD_WHOLE_UP_TO = 1024 * 1024;
  * `header.size` ("Size mismatch").
  */
 export async function addPackEntry(out: Pack, header: PackHeader, content?: Buffer | AsyncIterable<Buffer>): Promise<void> {
-  if (content && !Buffer.isBuffer(content) && (header.size ?? 0) <= ADD_WHOLE_UP_TO) {
-    const chunks: Buffer[] = [];
-    for await (const chunk of content) chunks.push(chunk);
-    content = Buffer.concat(chunks);
-  }
-  const whole = content;
+  const whole = content && !Buffer.isBuffer(content) && (header.size ?? 0) <= ADD_WHOLE_UP_TO ? await readWhole(content) : content;
   if (whole === undefined || Buffer.isBuffer(whole)) {
     return new Promise((resolve, reject) => {
       const done = (error?: Error | null) => (error ? reject(error) : resolve());

@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import tar from 'tar-stream';
+import { readWhole } from './read-whole.js';
 import type { TreeEntry } from './tree-entry.js';
 import { byteCounter } from './unpack-into.js';
 
@@ -73,10 +74,4 @@ export function rerooted(directory: string): (name: string) => string | null {
     if (name === prefix || name === prefix.slice(0, -1)) return null;
     return name.startsWith(prefix) ? name.slice(prefix.length) : name;
   };
-}
-
-async function readWhole(stream: AsyncIterable<unknown>): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
 }

@@ -5,6 +5,7 @@ import { parse as parseYaml } from 'yaml';
 import type { RepoConfig } from '../../config/service-config.js';
 import type { CommittedTree } from '../../pipelines/pipeline.js';
 import type { Sandbox } from '../../sandbox/sandbox-backend.js';
+import { tarEntries } from '../../sandbox/tar-entries.js';
 import type { FileAdditions } from './added-lines.js';
 import { GitCli, GitCommandFailure } from './git-command.js';
 import { DEFAULT_GIT_PATH } from './git-environment.js';
@@ -189,8 +190,8 @@ export class RepositoryWorkspaces {
     let files: ChangedFile[];
     try {
       await scratch.create(this.mirrors.pathFor(repo), prepared.commit);
-      // An in-process sandbox hands its tree over as entries: no tar stream to encode and decode.
-      await scratch.unpack(async () => sandbox.readTree?.() ?? sandbox.getArchive(), prepared.commit);
+      // A backend that can hands its tree over as entries: no second tar stream to encode and decode.
+      await scratch.unpack(async () => sandbox.readTree?.() ?? tarEntries(await sandbox.getArchive()), prepared.commit);
       files = await scratch.stage(prepared.commit);
     } catch (error) {
       await this.removeScratch(prepared, scratch);

@@ -1,13 +1,12 @@
 import { createHash } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, posix } from 'node:path';
-import type { Readable } from 'node:stream';
 import { addedLinesOf, type FileAdditions } from './added-lines.js';
 import { type GitCli, GitCommandFailure, type GitRunOptions } from './git-command.js';
 import type { GitCredential } from './git-credential.js';
 import { workspaceErrorFrom } from './git-failure.js';
 import type { TreeEntry } from '../../sandbox/tree-entry.js';
-import { type UnpackOptions, unpackEntries, unpackTree, UnsafeArchiveError, WholeTreeNeededError } from './tree-unpacker.js';
+import { type UnpackOptions, unpackEntries, UnsafeArchiveError, WholeTreeNeededError } from './tree-unpacker.js';
 import { WorkspaceError, WorkspaceErrorKind } from './workspace-error.js';
 import type { ChangedFile, ChangedFileStatus, CommitDetails, StagedFile } from './workspace-types.js';
 
@@ -57,13 +56,13 @@ export class ScratchRepository {
   }
 
   /**
-   * The sandbox's tree (`open` answers it, as an archive or as entries; asked again when the tree must be written whole) into
+   * The sandbox's tree (`open` answers its entries; asked again when the tree must be written whole) into
    * the working tree, `.git` entries skipped, escapes refused; files `base` holds as they are stay
    * unwritten. The whole tree is written when `base` has a submodule, or the tree a
    * `.gitattributes` (filters and line endings make a file's bytes differ from its blob) or a hard
    * link to an unwritten file.
    */
-  async unpack(open: () => Promise<Readable | AsyncIterable<TreeEntry>>, base: string): Promise<void> {
+  async unpack(open: () => Promise<AsyncIterable<TreeEntry>>, base: string): Promise<void> {
     const known = await this.baseFiles(base);
     if (known) {
       try {
@@ -93,9 +92,9 @@ export class ScratchRepository {
     return files;
   }
 
-  private async unpackChecked(tree: Readable | AsyncIterable<TreeEntry>, options?: UnpackOptions): Promise<{ kept: Set<string> }> {
+  private async unpackChecked(tree: AsyncIterable<TreeEntry>, options?: UnpackOptions): Promise<{ kept: Set<string> }> {
     try {
-      return await (isArchive(tree) ? unpackTree(tree, this.workTree, options) : unpackEntries(tree, this.workTree, options));
+      return await unpackEntries(tree, this.workTree, options);
     } catch (error) {
       if (error instanceof UnsafeArchiveError) {
         throw new WorkspaceError(WorkspaceErrorKind.Failed, `repository ${this.options.repository}: the sandbox's tree was refused: ${error.message}`);
@@ -233,11 +232,6 @@ export class ScratchRepository {
  * Whether a file the sandbox sent is exactly the base's: same mode and the same blob id (git's
  * object hash of the bytes). `.gitignore` files are always written: staging reads them from disk.
  */
-/** A tar stream rather than entries (any stream: a backend's may be a Node stream or a streamx one). */
-function isArchive(tree: Readable | AsyncIterable<TreeEntry>): tree is Readable {
-  return typeof (tree as Partial<Readable>).pipe === 'function';
-}
-
 function sameAsBase(file: BaseFile | undefined, path: string, mode: string, content: Buffer): boolean {
   if (!file || file.mode !== mode || posix.basename(path) === '.gitignore') return false;
   const hash = createHash(file.sha.length === 64 ? 'sha256' : 'sha1');

@@ -4,6 +4,7 @@ import { join, posix } from 'node:path';
 import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { TreeEntry } from '../../sandbox/tree-entry.js';
+import { readWhole } from '../../sandbox/read-whole.js';
 import { EmptyArchiveError, tarEntries } from '../../sandbox/tar-entries.js';
 
 /** Files up to this size are read whole and written in parallel; larger ones are streamed one at a time. */
@@ -109,7 +110,7 @@ async function unpackEntry(state: UnpackState, entry: TreeEntry, path: string): 
       await clear(state, path);
       state.written.add(path);
       const mode = fileMode(entry.mode);
-      const content = entry.content ?? (entry.size <= SMALL_FILE_BYTES ? await readWhole(opened(entry), entry.size) : null);
+      const content = entry.content ?? (entry.size <= SMALL_FILE_BYTES ? await readExactly(opened(entry), entry.size) : null);
       if (!content) {
         await ensureDirectory(state, parentOf(path), true);
         await pipeline(opened(entry), exactly(entry.size, path), createWriteStream(target, { flags: 'wx', mode }));
@@ -154,12 +155,10 @@ function opened(entry: TreeEntry): AsyncIterable<Buffer> {
   return entry.open();
 }
 
-/** All of a stream's bytes; with `size`, exactly that many or an error. */
-async function readWhole(stream: AsyncIterable<unknown>, size?: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  const content = Buffer.concat(chunks);
-  if (size !== undefined && content.length !== size) throw sizeMismatch(content.length, size);
+/** Exactly `size` bytes of a stream, or an error. */
+async function readExactly(stream: AsyncIterable<Buffer>, size: number): Promise<Buffer> {
+  const content = await readWhole(stream);
+  if (content.length !== size) throw sizeMismatch(content.length, size);
   return content;
 }
 
