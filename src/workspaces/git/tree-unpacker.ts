@@ -6,6 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import type { TreeEntry } from '../../sandbox/tree-entry.js';
 import { readWhole } from '../../sandbox/read-whole.js';
 import { EmptyArchiveError, tarEntries } from '../../sandbox/tar-entries.js';
+import { parentOf } from '../../sandbox/tar-entry-path.js';
 
 /** Files up to this size are read whole and written in parallel; larger ones are streamed one at a time. */
 const SMALL_FILE_BYTES = 1024 * 1024;
@@ -187,11 +188,6 @@ async function settle(state: UnpackState): Promise<void> {
 
 function isGitPath(path: string): boolean {
   return path.split('/').some((part) => part.toLowerCase() === '.git');
-}
-
-function parentOf(path: string): string {
-  const parent = posix.dirname(path);
-  return parent === '.' ? '' : parent;
 }
 
 /** The entry's path relative to the root, or null for the root itself; refuses escapes. */
