@@ -3,6 +3,7 @@ import { fork } from 'node:child_process';
 import { createConnection } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PACKAGE_ROOT } from '../paths.js';
 
 /**
  * The embedded default database: PGlite (real PostgreSQL compiled to WebAssembly) under
@@ -62,10 +63,13 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
   };
 }
 
-/** The built `.js` beside this module; from source (tests), the `.ts`, which Node runs directly. */
+/**
+ * The built script in dist/database/ (this module may be bundled into dist/main.js, so not looked
+ * for beside it); from source (tests), the `.ts` beside this module, which Node runs directly.
+ */
 function processScript(): string {
-  const built = fileURLToPath(new URL('./embedded-postgres.process.js', import.meta.url));
-  return existsSync(built) ? built : fileURLToPath(new URL('./embedded-postgres.process.ts', import.meta.url));
+  const built = join(PACKAGE_ROOT, 'dist', 'database', 'embedded-postgres.process.js');
+  return import.meta.url.endsWith('.js') && existsSync(built) ? built : fileURLToPath(new URL('./embedded-postgres.process.ts', import.meta.url));
 }
 
 /** True when a server answers on the socket. */
