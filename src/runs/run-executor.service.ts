@@ -290,7 +290,8 @@ export class RunExecutorService {
           exec: (command, options) => sandbox.exec(command, options),
           putArchive: (tar) => sandbox.putArchive(tar),
           getArchive: () => sandbox.getArchive(),
-          ...(sandbox.readTree && { readTree: () => sandbox.readTree!() }),
+          ...(sandbox.readTree && { readTree: (since) => sandbox.readTree!(since) }),
+          ...(sandbox.markTree && { markTree: () => sandbox.markTree!() }),
           destroy: async () => {
             live.delete(sandbox);
             await sandbox.destroy();

@@ -1,11 +1,14 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { lstatSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { groupDeadline, signalGroup } from '../common/process-group.js';
 import { removeTree } from '../common/remove-tree.js';
 import { forEachOutputLine } from './output-lines.js';
-import { directoryEntries, packDirectory } from './pack-directory.js';
+import { directoryEntries, packDirectory, treePaths } from './pack-directory.js';
 import type { ExecOptions, ExecResult, Sandbox } from './sandbox-backend.js';
-import type { TreeEntry } from './tree-entry.js';
+import type { TreeEntry, TreeMark } from './tree-entry.js';
+import { TreeMarks } from './tree-marks.js';
 import { unpackInto } from './unpack-into.js';
 
 /** How long the output of an exited command may keep coming (a grandchild holding the pipe). */
@@ -24,6 +27,7 @@ export interface SandboxDirectories {
  */
 export class InProcessSandbox implements Sandbox {
   private readonly running = new Set<ChildProcess>();
+  private readonly marks = new TreeMarks();
   private destroyed = false;
 
   readonly workdir: string;
@@ -83,9 +87,18 @@ export class InProcessSandbox implements Sandbox {
     return packDirectory(this.workdir);
   }
 
-  readTree(): AsyncIterable<TreeEntry> {
+  readTree(since?: TreeMark): AsyncIterable<TreeEntry> {
     if (this.destroyed) throw this.destroyedError();
-    return directoryEntries(this.workdir);
+    if (!this.marks.has(since)) return directoryEntries(this.workdir);
+    return directoryEntries(this.workdir, (path) => {
+      const stats = lstatSync(join(this.workdir, path), { throwIfNoEntry: false });
+      return stats && this.marks.unchangedSince(since, path, stats) ? stats : null;
+    });
+  }
+
+  markTree(): Promise<TreeMark> {
+    if (this.destroyed) return Promise.reject(this.destroyedError());
+    return this.marks.note(this.workdir, treePaths(this.workdir));
   }
 
   async destroy(): Promise<void> {

@@ -35,11 +35,20 @@ async function addTree(archive: Pack, root: string): Promise<void> {
  * The walk makes synchronous calls in `TimeSlices`: archiving 10,000 files of 5 KB took 2.8 s
  * through fs/promises (sixteen lookups at a time) and 0.7–0.85 s this way (the reads 0.25 s of it)
  * on the bench machine.
+ *
+ * `unchangedSinceMark` answers a file's `lstat` when the sandbox's mark vouches for it
+ * (`Sandbox.markTree`); such a file is handed out unread, flagged `asMarked`.
  */
-export async function* directoryEntries(root: string): AsyncGenerator<TreeEntry> {
+export async function* directoryEntries(root: string, unchangedSinceMark?: (path: string) => Stats | null): AsyncGenerator<TreeEntry> {
   const slices = new TimeSlices();
-  for (const { path, isFile } of treePaths(root, '')) {
+  for (const { path, isFile } of treePaths(root)) {
     await slices.yieldIfDue();
+    // One lstat instead of opening and reading a file the mark vouches for.
+    const marked = isFile ? unchangedSinceMark?.(path) : null;
+    if (marked) {
+      yield { name: path, type: 'file', mode: marked.mode & 0o777, mtimeMs: marked.mtimeMs, size: marked.size, asMarked: true, open: streamOf(join(root, path), marked.size) };
+      continue;
+    }
     // What readdir called a file is opened straight away, without an lstat first: four system
     // calls per file instead of six, each about 10 µs on the bench machine.
     const entry = (isFile ? fileEntry(root, path) : undefined) ?? lookUp(root, path);
@@ -47,8 +56,8 @@ export async function* directoryEntries(root: string): AsyncGenerator<TreeEntry>
   }
 }
 
-/** Every path under `dir`, depth first, each directory's names sorted (by UTF-16 code unit, as JavaScript sorts). */
-function* treePaths(root: string, dir: string): Generator<{ path: string; isFile: boolean }> {
+/** Every path under `dir` (relative to `root`), depth first, each directory's names sorted (by UTF-16 code unit, as JavaScript sorts). */
+export function* treePaths(root: string, dir = ''): Generator<{ path: string; isFile: boolean }> {
   const names = readdirSync(join(root, dir), { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1));
   for (const entry of names) {
     const path = dir === '' ? entry.name : `${dir}/${entry.name}`;

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { SandboxBackendKind } from './sandbox-backends.js';
-import type { TreeEntry } from './tree-entry.js';
+import type { TreeEntry, TreeMark } from './tree-entry.js';
 
 export type ProbeResult = { ok: true; detail: string } | { ok: false; reason: string; fixHint: string };
 
@@ -76,7 +76,14 @@ export interface Sandbox {
    * it: the in-process backend reads its directory, the container engine reads the engine's own
    * archive without re-rooting it into a second one.
    */
-  readTree?(): AsyncIterable<TreeEntry>;
+  readTree?(since?: TreeMark): AsyncIterable<TreeEntry>;
+  /**
+   * Notes every file now in the tree, for a backend that can later tell, without reading a file,
+   * that it is still the one noted (in-process: by inode, size and times). `readTree(mark)` then
+   * flags such files (`TreeEntry.asMarked`) instead of reading them. Taken right after the
+   * prepared commit is put in, it lets collect skip reading and hashing every unchanged file.
+   */
+  markTree?(): Promise<TreeMark>;
   /** Removes the sandbox and everything in it; safe to call twice. */
   destroy(): Promise<void>;
 }

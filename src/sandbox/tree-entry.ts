@@ -25,4 +25,15 @@ export interface TreeEntry {
    * next entry is asked for. A length other than `size` is an error of the reader.
    */
   open?(): AsyncIterable<Buffer>;
+  /**
+   * Set only by a backend that can tell without reading the file (the in-process one, from its
+   * inode, size and times, as git's index does): the file is exactly as it was when the tree was
+   * marked (`Sandbox.markTree`). Its bytes are then not read unless `open()` is called.
+   */
+  asMarked?: true;
+}
+
+/** What `Sandbox.markTree` answers: handed back to the same sandbox's `readTree`. */
+export interface TreeMark {
+  readonly takenAt: number;
 }

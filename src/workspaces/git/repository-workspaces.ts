@@ -116,7 +116,9 @@ export class RepositoryWorkspaces {
       if (error instanceof GitCommandFailure) throw workspaceErrorFrom(error, { repository: repo.name, action: 'reading the tree from the mirror' }, WorkspaceErrorKind.Failed);
       throw error;
     }
-    return { source, startBranch, resumed, commit };
+    // Before any command runs: what is still as marked when collected is the commit's file.
+    const mark = await sandbox.markTree?.();
+    return { source, startBranch, resumed, commit, ...(mark ? { mark } : {}) };
   }
 
   /**
@@ -191,7 +193,7 @@ export class RepositoryWorkspaces {
     try {
       await scratch.create(this.mirrors.pathFor(repo), prepared.commit);
       // A backend that can hands its tree over as entries: no second tar stream to encode and decode.
-      await scratch.unpack(async () => sandbox.readTree?.() ?? tarEntries(await sandbox.getArchive()), prepared.commit);
+      await scratch.unpack(async () => sandbox.readTree?.(prepared.mark) ?? tarEntries(await sandbox.getArchive()), prepared.commit);
       files = await scratch.stage(prepared.commit);
     } catch (error) {
       await this.removeScratch(prepared, scratch);

@@ -66,7 +66,11 @@ export class ScratchRepository {
     const known = await this.baseFiles(base);
     if (known) {
       try {
-        const { kept } = await this.unpackChecked(await open(), { unchanged: (path, mode, content) => sameAsBase(known.get(path), path, mode, content) });
+        const { kept } = await this.unpackChecked(await open(), {
+          unchanged: (path, mode, content) => sameAsBase(known.get(path), path, mode, content),
+          // The tree was marked right after `base` was put in: a file unchanged since holds its blob.
+          unchangedMarked: (path, mode) => keptAsBase(known.get(path), path, mode),
+        });
         if (kept.size > 0) await this.git('marking the unchanged files', ['update-index', '--skip-worktree', '-z', '--stdin'], { input: [...kept].join('\0') + '\0' });
         return;
       } catch (error) {
@@ -229,11 +233,16 @@ export class ScratchRepository {
 }
 
 /**
- * Whether a file the sandbox sent is exactly the base's: same mode and the same blob id (git's
- * object hash of the bytes). `.gitignore` files are always written: staging reads them from disk.
+ * Whether a file may stay unwritten as the base's: the base has it with that mode, and it is no
+ * `.gitignore` (those are always written: staging reads them from disk).
  */
+function keptAsBase(file: BaseFile | undefined, path: string, mode: string): file is BaseFile {
+  return file !== undefined && file.mode === mode && posix.basename(path) !== '.gitignore';
+}
+
+/** Whether a file the sandbox sent is exactly the base's: `keptAsBase`, and the same blob id (git's object hash of the bytes). */
 function sameAsBase(file: BaseFile | undefined, path: string, mode: string, content: Buffer): boolean {
-  if (!file || file.mode !== mode || posix.basename(path) === '.gitignore') return false;
+  if (!keptAsBase(file, path, mode)) return false;
   const hash = createHash(file.sha.length === 64 ? 'sha256' : 'sha1');
   hash.update(`blob ${content.length}\0`);
   hash.update(content);

@@ -32,6 +32,13 @@ export interface UnpackOptions {
    * thousand-file tree with a one-line change then costs hashing, not a thousand writes.
    */
   unchanged?: (path: string, mode: string, content: Buffer) => boolean;
+  /**
+   * Asked instead of `unchanged`, without reading the file, for a file the sandbox vouches is
+   * as it was when its tree was marked (`TreeEntry.asMarked`): true leaves it unwritten (the
+   * caller marked the tree right after putting in what it compares with). False reads it and asks
+   * `unchanged`.
+   */
+  unchangedMarked?: (path: string, mode: string) => boolean;
 }
 
 /**
@@ -61,7 +68,7 @@ export function unpackTree(archive: Readable, root: string, options: UnpackOptio
 
 /** `unpackTree` for a tree handed over as entries (`Sandbox.readTree`), under the same rules. */
 export async function unpackEntries(entries: AsyncIterable<TreeEntry>, root: string, options: UnpackOptions = {}): Promise<UnpackResult> {
-  const state: UnpackState = { root, directories: new Set(['']), planned: new Set(), written: new Set(), kept: new Set(), unchanged: options.unchanged ?? null, writes: new Map(), failure: null };
+  const state: UnpackState = { root, directories: new Set(['']), planned: new Set(), written: new Set(), kept: new Set(), unchanged: options.unchanged ?? null, unchangedMarked: options.unchangedMarked ?? null, writes: new Map(), failure: null };
   const result: UnpackResult = { skippedGitEntries: 0, kept: state.kept };
   try {
     for await (const entry of entries) {
@@ -90,6 +97,7 @@ interface UnpackState {
   /** Files of the tree left unwritten (`UnpackOptions.unchanged`): they exist for the archive, not on disk. */
   kept: Set<string>;
   unchanged: UnpackOptions['unchanged'] | null;
+  unchangedMarked: UnpackOptions['unchangedMarked'] | null;
   /** Small files being written, by path. */
   writes: Map<string, Promise<void>>;
   failure: unknown;
@@ -111,15 +119,18 @@ async function unpackEntry(state: UnpackState, entry: TreeEntry, path: string): 
       await clear(state, path);
       state.written.add(path);
       const mode = fileMode(entry.mode);
+      if (entry.asMarked && state.unchanged && state.unchangedMarked?.(path, gitMode(mode))) {
+        keep(state, path);
+        return;
+      }
       const content = entry.content ?? (entry.size <= SMALL_FILE_BYTES ? await readExactly(opened(entry), entry.size) : null);
       if (!content) {
         await ensureDirectory(state, parentOf(path), true);
         await pipeline(opened(entry), exactly(entry.size, path), createWriteStream(target, { flags: 'wx', mode }));
         return;
       }
-      if (state.unchanged?.(path, mode & 0o111 ? '100755' : '100644', content)) {
-        state.written.delete(path);
-        state.kept.add(path);
+      if (state.unchanged?.(path, gitMode(mode), content)) {
+        keep(state, path);
         return;
       }
       await ensureDirectory(state, parentOf(path), true);
@@ -230,6 +241,16 @@ async function clear(state: UnpackState, path: string): Promise<void> {
   const below = (other: string) => other === path || other.startsWith(`${path}/`);
   for (const set of [state.directories, state.planned, state.written, state.kept]) for (const other of set) if (below(other)) set.delete(other);
   await rm(join(state.root, path), { recursive: true, force: true });
+}
+
+/** A file left unwritten: it exists for the tree, not on disk. */
+function keep(state: UnpackState, path: string): void {
+  state.written.delete(path);
+  state.kept.add(path);
+}
+
+function gitMode(mode: number): '100755' | '100644' {
+  return mode & 0o111 ? '100755' : '100644';
 }
 
 /** Git keeps only the executable bit; the owner can always read and write the scratch copy. */

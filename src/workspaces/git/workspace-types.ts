@@ -1,6 +1,7 @@
 import type { RepoConfig } from '../../config/service-config.js';
 import type { FileAdditions } from './added-lines.js';
 import type { GitCredential } from './git-credential.js';
+import type { TreeMark } from '../../sandbox/tree-entry.js';
 
 /** What a run works on in one repository. */
 export interface WorkspaceSource {
@@ -21,6 +22,8 @@ export interface PreparedTree {
   readonly resumed: boolean;
   /** The commit the tree is; the parent of the run's commit. */
   readonly commit: string;
+  /** The sandbox's mark of its tree right after the commit was put in (`Sandbox.markTree`), where the backend can mark. */
+  readonly mark?: TreeMark;
 }
 
 export type ChangedFileStatus = 'added' | 'modified' | 'deleted' | 'type-changed';

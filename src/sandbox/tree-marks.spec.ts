@@ -1,0 +1,43 @@
+import { lstatSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { treePaths } from './pack-directory.js';
+import { TreeMarks } from './tree-marks.js';
+
+describe('TreeMarks', () => {
+  let root = '';
+  beforeEach(() => {
+    root = mkdtempSync(join(tmpdir(), 'tree-marks-'));
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  const stats = (path: string) => lstatSync(join(root, path));
+  /** The file's change time, in ms, as the kernel stamped it. */
+  const changedAt = (path: string) => stats(path).ctimeMs;
+
+  it('does not vouch for a file changed within 20 ms of the mark (a later write could keep every time)', async () => {
+    writeFileSync(join(root, 'a.txt'), 'a\n');
+    const marks = new TreeMarks();
+    const close = await marks.note(root, treePaths(root), changedAt('a.txt') + 5);
+    expect(marks.unchangedSince(close, 'a.txt', stats('a.txt'))).toBe(false);
+    const later = await marks.note(root, treePaths(root), changedAt('a.txt') + 25);
+    expect(marks.unchangedSince(later, 'a.txt', stats('a.txt'))).toBe(true);
+  });
+
+  it('vouches for nothing after a write, for paths never noted, or for a mark taken elsewhere', async () => {
+    writeFileSync(join(root, 'a.txt'), 'a\n');
+    const marks = new TreeMarks();
+    const mark = await marks.note(root, treePaths(root), changedAt('a.txt') + 1000);
+    writeFileSync(join(root, 'b.txt'), 'b\n');
+    expect(marks.unchangedSince(mark, 'b.txt', stats('b.txt'))).toBe(false);
+    expect(marks.unchangedSince(await new TreeMarks().note(root, treePaths(root), Date.now() + 1000), 'a.txt', stats('a.txt'))).toBe(false);
+    expect(marks.unchangedSince(undefined, 'a.txt', stats('a.txt'))).toBe(false);
+    expect(marks.has(mark)).toBe(true);
+    expect(marks.unchangedSince(mark, 'a.txt', stats('a.txt'))).toBe(true);
+    await sleep(30); // the mark's time is made up here: a write in the same clock tick could keep every time
+    writeFileSync(join(root, 'a.txt'), 'A\n');
+    expect(marks.unchangedSince(mark, 'a.txt', stats('a.txt'))).toBe(false);
+  });
+});
