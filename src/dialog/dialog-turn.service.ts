@@ -186,7 +186,7 @@ class TurnScratch {
     try {
       const baseBranch = repo.branch ?? await this.workspaces.hostFor(repo).defaultBranch();
       const sandbox = await this.sandbox(repo.name);
-      this.prepared.push(await this.workspaces.repositories.prepare({ repo, credential, workBranch: baseBranch, baseBranch }, sandbox));
+      this.prepared.push(await this.workspaces.repositories.prepare({ repo, credential, workBranch: baseBranch, baseBranch }, sandbox, undefined, undefined, { collect: false }));
       return sandbox;
     } catch (error) {
       if (error instanceof DialogUnavailableError) throw error;

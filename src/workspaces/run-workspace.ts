@@ -189,7 +189,7 @@ export class RunWorkspace implements PipelineWorkspace {
       const heads = await this.headsOf(source);
       const pull = this.pulls.get(repo.name);
       const pinned = pull ? await this.pullRequestStart(source, heads, pull) : undefined;
-      const prepared = await inSpan('workspace.tree', { attributes: repoAttribute(repo) }, () => this.deps.git.prepare(source, sandbox, heads, pinned));
+      const prepared = await inSpan('workspace.tree', { attributes: repoAttribute(repo) }, () => this.deps.git.prepare(source, sandbox, heads, pinned, { collect: this.collects }));
       this.scratch.push(prepared);
       this.trees.set(sandbox, { repo, prepared, baseBranch });
       const from = prepared.resumed ? `work branch ${prepared.startBranch} (resuming the previous run's work)` : pull ? prepared.startBranch : `branch ${prepared.startBranch}`;
@@ -212,8 +212,13 @@ export class RunWorkspace implements PipelineWorkspace {
     return { branch: label, commit: await this.deps.git.fetchRef(source, pull.fetchRef) };
   }
 
+  /** Whether `finish` brings the trees back: a run that publishes, with a work branch. */
+  private get collects(): boolean {
+    return this.run.publishes && this.workBranch !== null;
+  }
+
   async finish(result: StepResult, sandboxes: readonly RunSandbox[]): Promise<StepResult> {
-    if (!this.run.publishes || this.workBranch === null) return result;
+    if (!this.collects) return result;
     const { changes, refusals } = await this.collect(sandboxes);
     let outcome = result;
     // A refusal after steps that succeeded is the publish's own failure: its wip commits say so.

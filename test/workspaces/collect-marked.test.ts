@@ -118,6 +118,12 @@ describe('collect of a marked in-process tree', () => {
     await fx.workspaces.release(change!);
   });
 
+  it('does not mark a tree that will not be collected', async () => {
+    const prepared = await fx.workspaces.prepare(fx.source('56'), sandbox, undefined, undefined, { collect: false });
+    expect(prepared.mark).toBeUndefined();
+    expect(prepared.commit).toBe(fx.initialCommit);
+  });
+
   it('takes no mark of another sandbox: every file is read', async () => {
     const prepared = await prepare('54');
     const other = await backend.create({ runId: `other-${process.pid}-${Date.now()}`, name: 'other', env: {} });

@@ -92,7 +92,11 @@ export class RepositoryWorkspaces {
     return this.mirrors.sync(source.repo, source.credential);
   }
 
-  async prepare(source: WorkspaceSource, sandbox: Sandbox, synced?: HeadRefs, pinned?: PinnedStart): Promise<PreparedTree> {
+  /**
+   * Puts the tree of the start commit into the sandbox. `options.collect` false: the tree will
+   * never be collected (a read-only run or look), so it is not marked for collect.
+   */
+  async prepare(source: WorkspaceSource, sandbox: Sandbox, synced?: HeadRefs, pinned?: PinnedStart, options: { collect?: boolean } = {}): Promise<PreparedTree> {
     const { repo, workBranch, baseBranch } = source;
     const heads = pinned ? new Map<string, string>() : synced ?? await this.sync(source);
     const resumed = !pinned && heads.has(workBranch);
@@ -117,7 +121,7 @@ export class RepositoryWorkspaces {
       throw error;
     }
     // Before any command runs: what is still as marked when collected is the commit's file.
-    const mark = await sandbox.markTree?.();
+    const mark = options.collect === false ? undefined : await sandbox.markTree?.();
     return { source, startBranch, resumed, commit, ...(mark ? { mark } : {}) };
   }
 
