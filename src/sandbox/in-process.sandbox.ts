@@ -1,6 +1,4 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { lstatSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { groupDeadline, signalGroup } from '../common/process-group.js';
 import { removeTree } from '../common/remove-tree.js';
@@ -90,10 +88,7 @@ export class InProcessSandbox implements Sandbox {
   readTree(since?: TreeMark): AsyncIterable<TreeEntry> {
     if (this.destroyed) throw this.destroyedError();
     if (!this.marks.has(since)) return directoryEntries(this.workdir);
-    return directoryEntries(this.workdir, (path) => {
-      const stats = lstatSync(join(this.workdir, path), { throwIfNoEntry: false });
-      return stats && this.marks.unchangedSince(since, path, stats) ? stats : null;
-    });
+    return directoryEntries(this.workdir, (path) => this.marks.unchangedSince(since, this.workdir, path));
   }
 
   markTree(): Promise<TreeMark> {

@@ -25,7 +25,7 @@ interface FileIdentity {
  */
 const RACY_MS = 20;
 
-/** What `noteTree` saw of one sandbox, by mark (a mark of another sandbox vouches for nothing here). */
+/** What `note` saw of one sandbox's tree, by mark (a mark of another sandbox vouches for nothing here). */
 export class TreeMarks {
   private readonly marks = new WeakMap<TreeMark, Map<string, FileIdentity>>();
 
@@ -41,7 +41,7 @@ export class TreeMarks {
     for (const { path, isFile } of paths) {
       if (!isFile) continue;
       await slices.yieldIfDue();
-      const stats = lstatSync(join(root, path), { throwIfNoEntry: false });
+      const stats = lookAt(root, path);
       if (stats?.isFile() && stats.ctimeMs < cutoff) files.set(path, identityOf(stats));
     }
     this.marks.set(mark, files);
@@ -49,21 +49,29 @@ export class TreeMarks {
   }
 
   /**
-   * Whether the file at `path` is still the one `mark` noted, judged from its `lstat`; false for
-   * anything not noted (a mark of another sandbox, a file written just before the mark).
+   * The file at `path` under `root` (its `lstat`) when it is still the one `mark` noted; null for
+   * anything else, and for anything not noted (a mark of another sandbox, a file written just
+   * before the mark).
    */
-  unchangedSince(mark: TreeMark | undefined, path: string, stats: Stats): boolean {
+  unchangedSince(mark: TreeMark | undefined, root: string, path: string): Stats | null {
     const noted = mark ? this.marks.get(mark)?.get(path) : undefined;
-    if (!noted || !stats.isFile()) return false;
+    const stats = noted ? lookAt(root, path) : undefined;
+    if (!noted || !stats?.isFile()) return null;
     const now = identityOf(stats);
-    return now.ino === noted.ino && now.size === noted.size && now.mode === noted.mode
+    const same = now.ino === noted.ino && now.size === noted.size && now.mode === noted.mode
       && now.mtimeMs === noted.mtimeMs && now.ctimeMs === noted.ctimeMs;
+    return same ? stats : null;
   }
 
-  /** Whether `mark` was taken here: only then does `unchangedSince` need a file's `lstat`. */
+  /** Whether `mark` was taken here: without one, a read need not ask about each file. */
   has(mark: TreeMark | undefined): mark is TreeMark {
     return mark !== undefined && this.marks.has(mark);
   }
+}
+
+/** The same look when noting and when checking: never through a link. */
+function lookAt(root: string, path: string): Stats | undefined {
+  return lstatSync(join(root, path), { throwIfNoEntry: false });
 }
 
 function identityOf(stats: Stats): FileIdentity {
