@@ -3,7 +3,7 @@ import { Platform } from '../../src/platforms/platform.js';
 import { LifecycleTrigger } from '../../src/tickets/lifecycle.js';
 import { FAST_OPTIONS, ProjectionApp } from './support/projection-app.js';
 import { type TrackerCase, lifecycleLabels, trackerCases } from './support/tracker-cases.js';
-import { type TicketTestSetup, createTicketTestSetup, sleep } from './support/ticket-test-setup.js';
+import { type TicketTestSetup, createTicketTestSetup, eventually, sleep } from './support/ticket-test-setup.js';
 import { type Trackers, startTrackers, stopTrackers, trackerProjects } from './support/trackers.js';
 
 /**
@@ -98,15 +98,19 @@ describe('a done status still being retried when the ticket is triggered again',
     await y.lifecycle.transition(runId, LifecycleTrigger.Dequeue);
     // Y's done-status transition fails for a while (Jira busy) …
     let busy = true;
-    trackers.jira.failNext(1000, { status: 503, match: (r) => busy && r.method === 'POST' && r.path.endsWith('/transitions') });
+    const transitionPost = (r: { method: string; path: string }) => r.method === 'POST' && r.path.endsWith('/BILL-601/transitions');
+    trackers.jira.failNext(1000, { status: 503, match: (r) => busy && transitionPost(r) });
     await y.lifecycle.transition(runId, LifecycleTrigger.Succeed);
-    await sleep(300);
+    await eventually(() => (trackers.jira.requests.some(transitionPost) ? true : undefined), 10_000, 'a refused done-status write');
     // … a person moves the issue back to the trigger status; the webhook reaches X: a new run.
     trackers.jira.issues.get('BILL-601')!.status = 'Ready for Agent';
     await x.claim(c.key(601));
     await x.projection.idle();
+    // Jira stays busy until Y has dropped the status: a try already past its check when the claim
+    // committed is refused, not let through (the window a status write without a condition keeps).
+    await eventually(() => (y.projection.pendingTickets().length === 0 ? true : undefined), 15_000, "Y's done status dropped");
     busy = false;
-    await sleep(3500); // Y's retry round comes
+    await sleep(1500); // a retry round would have come
     expect((await y.lifecycle.find(c.key(601)))?.state).toBe('enqueued');
     expect(c.status(601)).toBe('Ready for Agent');
   });
