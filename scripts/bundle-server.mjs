@@ -1,22 +1,50 @@
-// Bundles the server's own modules into dist/main.js (run by `npm run build`, after tsc).
+// Bundles the server into dist/main.js (run by `npm run build`, after tsc): its own modules and
+// the packages they import, but for the few listed in EXTERNAL.
 //
-// Why: Node's ESM loader resolves, reads and links each of the server's ~680 modules one by one
-// at every start; one file instead of them boots the server about 0.5 s sooner on the bench
-// machine (`npm run bench:boot`), at the same idle memory. Packages stay external, loaded from
-// node_modules exactly as before (one copy of each, the lazily loaded ones still lazy); what
-// `import()` loads later goes into chunks beside it (dist/main-*.js: a module that finds files from
-// its own location, such as paths.ts, may land in one, so they stay in dist/). The rest of dist/ stays as tsc wrote it: the CLI,
-// the embedded database's child process, the benches and tests import modules from there.
+// Why: Node resolves, reads and compiles each module of a start one at a time: the server's ~680
+// and its packages' ~2,600. One file and its chunks instead boot the server in about 0.6 of the
+// time (`npm run bench:boot`, docs/operations.md#benchboot) at the same idle memory. What
+// `import()` loads later (the chat platforms, the model providers, the Kubernetes client, the
+// OpenAPI document) goes into chunks beside it (dist/main-*.js) and still loads only when used.
+// The rest of dist/ stays as tsc wrote it: the CLI, the embedded database's child process, and the
+// modules the tests and benches import (which load their packages from node_modules).
+//
+// A package is either bundled or loaded from node_modules, never both: two copies of Nest or of
+// class-transformer would each keep their own metadata. So what stays external is a whole,
+// self-contained integration loaded on use whose dependencies the bundle does not share in a way
+// that matters, or a leaf. dist/bundle-packages.json lists the packages in each chunk
+// (test/e2e/boot-loads.test.ts reads it to see what a boot loaded).
 //
 // Idempotent: dist/main.js is bundled only while it is tsc's output (it imports ./server.js).
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
 
 const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
 const ENTRY = `${DIST}main.js`;
+const MANIFEST = `${DIST}bundle-packages.json`;
 /** What an earlier bundle left (tsc writes no file named so). */
 const CHUNK = /^main-.*\.js$/;
+
+/** Loaded from node_modules, with the reason each cannot or need not be bundled. */
+const EXTERNAL = [
+  'pg', // TypeORM loads its driver with a computed require; the server's own imports share that one copy
+  'pg-native', // pg's optional native binding
+  'msgpackr-extract', // BullMQ's optional native decoder (a .node addon)
+  'dockerode', // the container engine (on use): reads gRPC .proto files beside its modules, ssh2's native addon
+  '@opentelemetry/sdk-node', // traces (on use): its exporters read .proto files beside their modules
+  '@opentelemetry/exporter-trace-otlp-http',
+  '@opentelemetry/resources',
+  // One copy with the SDK's: a tracer taken before the SDK starts delegates only through the
+  // provider of the copy that registered it (a second copy's spans would all be no-ops).
+  '@opentelemetry/api',
+  'swagger-ui-dist', // /api/docs serves its files from its folder
+  '@electric-sql/pglite', // the embedded database's child process only
+];
+const builtins = new Set(builtinModules);
+const isExternal = (id) =>
+  id.startsWith('node:') || builtins.has(id.split('/')[0]) || EXTERNAL.some((name) => id === name || id.startsWith(`${name}/`));
 
 if (!existsSync(ENTRY)) throw new Error(`${ENTRY} is missing: run tsc -p tsconfig.build.json first`);
 if (!/from '\.\/server\.js'/.test(readFileSync(ENTRY, 'utf8'))) {
@@ -24,11 +52,16 @@ if (!/from '\.\/server\.js'/.test(readFileSync(ENTRY, 'utf8'))) {
   process.exit(0);
 }
 for (const name of readdirSync(DIST)) if (CHUNK.test(name)) rmSync(`${DIST}${name}`);
-await build({
+const { output } = await build({
   input: ENTRY,
   platform: 'node',
-  // Bare specifiers (packages, node: builtins) are left to Node; only the server's own files are bundled.
-  external: (id) => !id.startsWith('.') && !id.startsWith('/'),
+  external: isExternal,
+  // Optional peers Nest and Fastify try to load and we do not install (@nestjs/microservices,
+  // @nestjs/platform-express, @fastify/view, …) stay imports that fail only if ever reached.
+  onLog: (level, log, handler) => {
+    if (log.code === 'UNRESOLVED_IMPORT') return;
+    handler(level, log);
+  },
   logLevel: 'warn',
   output: {
     dir: DIST,
@@ -39,3 +72,17 @@ await build({
     keepNames: true,
   },
 });
+
+/** `…/node_modules/@scope/name/…` → `@scope/name`, the last node_modules segment. */
+function packageOf(id) {
+  const at = id.lastIndexOf('/node_modules/');
+  if (at < 0) return null;
+  const parts = id.slice(at + '/node_modules/'.length).split('/');
+  return parts[0].startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0];
+}
+const manifest = {};
+for (const chunk of output) {
+  if (chunk.type !== 'chunk') continue;
+  manifest[chunk.fileName] = [...new Set(chunk.moduleIds.map(packageOf).filter(Boolean))].sort();
+}
+writeFileSync(MANIFEST, `${JSON.stringify(manifest, null, 1)}\n`);

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ServerProcess, embeddedDatabasePids, startServer, tempDir } from '../support/server-process.js';
+import { ROOT, type ServerProcess, embeddedDatabasePids, startServer, tempDir } from '../support/server-process.js';
 
 /**
  * Issue 31: what a configuration does not use is not loaded at boot. The built server, with no
@@ -15,12 +15,37 @@ const loadedFile = join(data.dir, 'loaded.txt');
 const hookFile = join(data.dir, 'hook.mjs');
 let server: ServerProcess;
 
+/** Package names, or a prefix ending in `/` for a scope or a family of packages. */
 const DEFERRED = [
-  '/node_modules/chat/', '/node_modules/@chat-adapter/', '/node_modules/@slack/', '/node_modules/@microsoft/teams',
-  '/node_modules/@googleapis/', '/node_modules/google-auth-library/', '/node_modules/ai/', '/node_modules/@ai-sdk/',
-  '/node_modules/@kubernetes/client-node/', '/node_modules/dockerode/', '/node_modules/@opentelemetry/sdk-node/',
-  '/node_modules/jwks-rsa/', '/node_modules/@nestjs/swagger/', '/node_modules/swagger-ui-dist/',
+  'chat', '@chat-adapter/', '@slack/', '@microsoft/teams', '@googleapis/', 'google-auth-library', 'ai', '@ai-sdk/',
+  '@kubernetes/client-node', 'dockerode', '@opentelemetry/sdk-node', 'jwks-rsa', '@nestjs/swagger', 'swagger-ui-dist',
 ];
+const isDeferred = (name: string): boolean => DEFERRED.some((d) => (d.endsWith('/') || d === '@microsoft/teams' ? name.startsWith(d) : name === d));
+
+/** `…/node_modules/@scope/name/…` → `@scope/name`; null outside node_modules. */
+function packageOf(url: string): string | null {
+  const at = url.lastIndexOf('/node_modules/');
+  if (at < 0) return null;
+  const parts = url.slice(at + '/node_modules/'.length).split('/');
+  return parts[0]!.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0]!;
+}
+
+/**
+ * The packages the loaded URLs hold: those loaded from node_modules, and those bundled into the
+ * chunks of dist/ that loaded (dist/bundle-packages.json, written by scripts/bundle-server.mjs).
+ */
+function packagesLoaded(urls: string[]): { fromNodeModules: Set<string>; bundled: Set<string> } {
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'dist', 'bundle-packages.json'), 'utf8')) as Record<string, string[]>;
+  const fromNodeModules = new Set<string>();
+  const bundled = new Set<string>();
+  for (const url of urls) {
+    const name = packageOf(url);
+    if (name) fromNodeModules.add(name);
+    const chunk = /\/dist\/(main[^/]*\.js)$/.exec(url)?.[1];
+    for (const inChunk of chunk ? (manifest[chunk] ?? []) : []) bundled.add(inChunk);
+  }
+  return { fromNodeModules, bundled };
+}
 
 beforeAll(async () => {
   writeFileSync(hookFile, `
@@ -45,10 +70,17 @@ describe('boot loads only what the configuration uses', () => {
   it('answers /health without loading the chat, model, sandbox-backend, tracing SDK or OpenAPI packages', () => {
     expect(server.firstHealth?.ms).toBeGreaterThan(0); // /health answered 200
     const loaded = readFileSync(loadedFile, 'utf8').split('\n').filter(Boolean);
-    // The hook saw the server's own modules and its framework (so an empty list cannot pass).
-    expect(loaded.some((url) => url.includes('/dist/main.js'))).toBe(true);
-    expect(loaded.some((url) => url.includes('/node_modules/@nestjs/core/'))).toBe(true);
-    const deferred = loaded.filter((url) => DEFERRED.some((part) => url.includes(part)));
-    expect(deferred).toEqual([]);
+    const { fromNodeModules, bundled } = packagesLoaded(loaded);
+    // The hook saw the server and its framework (so an empty list cannot pass).
+    expect(loaded.some((url) => url.endsWith('/dist/main.js'))).toBe(true);
+    expect(bundled.has('@nestjs/core')).toBe(true);
+    expect(fromNodeModules.has('pg')).toBe(true); // an external package, loaded from node_modules
+    expect([...fromNodeModules, ...bundled].filter(isDeferred)).toEqual([]);
+  });
+
+  it('loads no bundled package a second time from node_modules (two copies of Nest would each keep their own metadata)', () => {
+    const { fromNodeModules, bundled } = packagesLoaded(readFileSync(loadedFile, 'utf8').split('\n').filter(Boolean));
+    expect(bundled.size).toBeGreaterThan(50);
+    expect([...fromNodeModules].filter((name) => bundled.has(name))).toEqual([]);
   });
 });
