@@ -1,11 +1,12 @@
-// Bundles the server into dist/main.js (run by `npm run build`, after tsc): its own modules and
-// the packages they import, but for the few listed in EXTERNAL.
+// Bundles the server into dist/start-server.js (run by `npm run build`, after tsc): its own modules
+// and the packages they import, but for the few listed in EXTERNAL. dist/main.js, the entry `npm
+// start` runs, stays tsc's: it turns on Node's compile cache, then imports the bundle (src/main.ts).
 //
 // Why: Node resolves, reads and compiles each module of a start one at a time: the server's ~680
 // and its packages' ~2,600. One file and its chunks instead boot the server in about 0.6 of the
 // time (`npm run bench:boot`, docs/operations.md#benchboot) at the same idle memory. What
 // `import()` loads later (the chat platforms, the model providers, the Kubernetes client, the
-// OpenAPI document) goes into chunks beside it (dist/main-*.js) and still loads only when used.
+// OpenAPI document) goes into chunks beside it (dist/bundle-*.js) and still loads only when used.
 // The rest of dist/ stays as tsc wrote it: the CLI, the embedded database's child process, and the
 // modules the tests and benches import (which load their packages from node_modules).
 //
@@ -15,17 +16,17 @@
 // that matters, or a leaf. dist/bundle-packages.json lists the packages in each chunk
 // (test/e2e/boot-loads.test.ts reads it to see what a boot loaded).
 //
-// Idempotent: dist/main.js is bundled only while it is tsc's output (it imports ./server.js).
+// Idempotent: dist/start-server.js is bundled only while it is tsc's output (it imports ./server.js).
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
 
 const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
-const ENTRY = `${DIST}main.js`;
+const ENTRY = `${DIST}start-server.js`;
 const MANIFEST = `${DIST}bundle-packages.json`;
-/** What an earlier bundle left (tsc writes no file named so). */
-const CHUNK = /^main-.*\.js$/;
+/** What an earlier bundle left (tsc writes no file named so; `main-*` from builds before 2026-11-29's). */
+const CHUNK = /^(bundle|main)-.*\.js$/;
 
 /** Loaded from node_modules, with the reason each cannot or need not be bundled. */
 const EXTERNAL = [
@@ -48,7 +49,7 @@ const isExternal = (id) =>
 
 if (!existsSync(ENTRY)) throw new Error(`${ENTRY} is missing: run tsc -p tsconfig.build.json first`);
 if (!/from '\.\/server\.js'/.test(readFileSync(ENTRY, 'utf8'))) {
-  console.log('dist/main.js is already bundled');
+  console.log('dist/start-server.js is already bundled');
   process.exit(0);
 }
 for (const name of readdirSync(DIST)) if (CHUNK.test(name)) rmSync(`${DIST}${name}`);
@@ -66,8 +67,8 @@ const { output } = await build({
   output: {
     dir: DIST,
     format: 'esm',
-    entryFileNames: 'main.js',
-    chunkFileNames: 'main-[name]-[hash].js',
+    entryFileNames: 'start-server.js',
+    chunkFileNames: 'bundle-[name]-[hash].js',
     // Classes keep their names: TypeORM names tables and Nest names providers after them.
     keepNames: true,
   },

@@ -1,16 +1,15 @@
-import { readEnvironment } from './config/environment.js';
-import { createServer } from './server.js';
-import { startTracing } from './tracing/start-tracing.js';
+// The server's entry (`npm start`): turns on Node's compile cache, then starts the server.
+//
+// A separate entry because the cache must be on before the server's code is compiled, and a
+// static import is compiled before the importing module runs. The cache holds V8's compiled code
+// of the bundle, keyed by each file's content (a new build never reads an old entry), in the data
+// directory the server owns: `<SERVICE_DATA_DIR>/compile-cache`. NODE_COMPILE_CACHE=<dir> (Node's
+// own variable) puts it elsewhere, NODE_DISABLE_COMPILE_CACHE=1 turns it off; one that cannot be
+// written costs nothing. Measured on `npm run bench:boot` (docs/operations.md#benchboot).
+import { enableCompileCache } from 'node:module';
+import { join } from 'node:path';
 
-const env = readEnvironment();
-// Before the application is built, so that its spans have a provider (TracingShutdown flushes them).
-await startTracing(env);
-const app = await createServer(env);
-try {
-  await app.listen(env.port, env.host);
-} catch (error) {
-  // The one failure the server cannot serve around: nowhere to listen.
-  console.error(`pipeline-service cannot listen on ${env.host}:${env.port}: ${(error as Error).message}`);
-  await app.close();
-  process.exit(1);
-}
+// The data directory as readEnvironment() reads it (not imported: it would be compiled uncached).
+const dataDir = process.env.SERVICE_DATA_DIR;
+enableCompileCache(join(dataDir === undefined || dataDir.trim() === '' ? './data' : dataDir, 'compile-cache'));
+await import('./start-server.js');

@@ -64,7 +64,7 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
 }
 
 /**
- * The built script in dist/database/ (this module may be bundled into dist/main.js, so not looked
+ * The built script in dist/database/ (this module may be bundled into dist/start-server.js, so not looked
  * for beside it); from source (tests), the `.ts` beside this module, which Node runs directly.
  */
 function processScript(): string {

@@ -41,7 +41,7 @@ function packagesLoaded(urls: string[]): { fromNodeModules: Set<string>; bundled
   for (const url of urls) {
     const name = packageOf(url);
     if (name) fromNodeModules.add(name);
-    const chunk = /\/dist\/(main[^/]*\.js)$/.exec(url)?.[1];
+    const chunk = /\/dist\/([^/]+\.js)$/.exec(url)?.[1];
     for (const inChunk of chunk ? (manifest[chunk] ?? []) : []) bundled.add(inChunk);
   }
   return { fromNodeModules, bundled };
@@ -72,7 +72,7 @@ describe('boot loads only what the configuration uses', () => {
     const loaded = readFileSync(loadedFile, 'utf8').split('\n').filter(Boolean);
     const { fromNodeModules, bundled } = packagesLoaded(loaded);
     // The hook saw the server and its framework (so an empty list cannot pass).
-    expect(loaded.some((url) => url.endsWith('/dist/main.js'))).toBe(true);
+    expect(loaded.some((url) => url.endsWith('/dist/start-server.js'))).toBe(true);
     expect(bundled.has('@nestjs/core')).toBe(true);
     expect(fromNodeModules.has('pg')).toBe(true); // an external package, loaded from node_modules
     expect([...fromNodeModules, ...bundled].filter(isDeferred)).toEqual([]);
