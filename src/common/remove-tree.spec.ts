@@ -1,8 +1,8 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { removeTree } from './remove-tree.js';
+import { removalsBehind, removeTree, removeTreeBehind } from './remove-tree.js';
 
 describe('removeTree', () => {
   let outside: string;
@@ -39,5 +39,29 @@ describe('removeTree', () => {
     await removeTree(root);
     expect(existsSync(root)).toBe(false);
     expect(readFileSync(join(outside, 'kept.txt'), 'utf8')).toBe('kept');
+  });
+});
+
+describe('removeTreeBehind', () => {
+  let parent: string;
+  beforeEach(() => {
+    parent = mkdtempSync(join(tmpdir(), 'remove-tree-behind-'));
+  });
+  afterEach(() => rmSync(parent, { recursive: true, force: true }));
+
+  it('takes the tree out of its place before it resolves, and frees it behind the caller', async () => {
+    const tree = join(parent, 'sandbox');
+    mkdirSync(join(tree, 'work', 'src'), { recursive: true });
+    for (let i = 0; i < 200; i++) writeFileSync(join(tree, 'work', 'src', `f${i}.txt`), 'x');
+    await removeTreeBehind(tree);
+    expect(existsSync(tree)).toBe(false);
+    await removalsBehind();
+    expect(readdirSync(parent)).toEqual([]);
+  });
+
+  it('is nothing for a tree already gone, and leaves nothing behind', async () => {
+    await removeTreeBehind(join(parent, 'never-was'));
+    await removalsBehind();
+    expect(readdirSync(parent)).toEqual([]);
   });
 });

@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process';
-import { rm } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { rename, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
@@ -16,4 +18,33 @@ const RM_TIMEOUT_MS = 60_000;
 export async function removeTree(path: string): Promise<void> {
   await run('rm', ['-rf', '--', path], { timeout: RM_TIMEOUT_MS }).catch(() => undefined);
   await rm(path, { recursive: true, force: true });
+}
+
+/** Removals still going on behind their callers. */
+const behind = new Set<Promise<void>>();
+
+/**
+ * Takes a directory tree out of its place at once, by a rename beside it
+ * (`.pipeline-service-removing-<uuid>`), and removes it behind the caller: whoever waits for the
+ * tree to be gone (a run's end, and the ticket's labels after it) does not wait for the disk to be
+ * freed. When the rename fails the tree is removed in place, as `removeTree` does. A removal cut
+ * short by the process's end leaves its renamed tree behind.
+ */
+export async function removeTreeBehind(path: string): Promise<void> {
+  const aside = join(dirname(path), `.pipeline-service-removing-${randomUUID()}`);
+  try {
+    await rename(path, aside);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    await removeTree(path);
+    return;
+  }
+  // Nobody waits for it, so nobody could be told it failed: the tree is out of every path in use.
+  const removal = removeTree(aside).catch(() => undefined).finally(() => behind.delete(removal));
+  behind.add(removal);
+}
+
+/** Resolves once every removal started by `removeTreeBehind` so far has ended. */
+export async function removalsBehind(): Promise<void> {
+  await Promise.all([...behind]);
 }

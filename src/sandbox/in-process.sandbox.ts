@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { groupDeadline, signalGroup } from '../common/process-group.js';
-import { removeTree } from '../common/remove-tree.js';
+import { removeTreeBehind } from '../common/remove-tree.js';
 import { forEachOutputLine } from './output-lines.js';
 import { directoryEntries, packDirectory, treePaths } from './pack-directory.js';
 import type { ExecOptions, ExecResult, Sandbox } from './sandbox-backend.js';
@@ -100,7 +100,8 @@ export class InProcessSandbox implements Sandbox {
     if (this.destroyed) return;
     this.destroyed = true;
     for (const child of this.running) signalGroup(child, 'SIGKILL');
-    await removeTree(this.root);
+    // Gone from its place when this resolves; its files are freed behind the run's end.
+    await removeTreeBehind(this.root);
   }
 
   private destroyedError(): Error {

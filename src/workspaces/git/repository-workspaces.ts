@@ -239,7 +239,7 @@ export class RepositoryWorkspaces {
    * Pushes the commit to the work branch, never forced: when the remote has the branch its tip
    * must be the commit's parent (the run resumed from it), when it had none it must still have
    * none; otherwise `diverged`. Then records the branch in the mirror, so the next run resumes
-   * from it.
+   * from it: that goes on after this resolves, and releasing the change waits for it.
    */
   async push(change: StagedChange): Promise<void> {
     const state = this.stateOf(change);
@@ -247,10 +247,9 @@ export class RepositoryWorkspaces {
     if (!sha) throw new Error('push() before commit(): nothing to push');
     const { source, resumed, commit } = change.prepared;
     await state.scratch.push(cloneUrlOf(source.repo), source.credential, sha, source.workBranch, resumed ? commit : null);
-    // A failure here costs nothing but a fetch: the next sync brings the branch anyway.
-    await this.mirrors
-      .withMirror(source.repo, (mirror) => state.scratch.pushToMirror(mirror, sha, source.workBranch))
-      .catch(() => undefined);
+    // Behind the pull request, not before it (the scratch is removed only once it is done). A
+    // failure here costs nothing but a fetch: the next sync brings the branch anyway.
+    state.scratch.leaveBehind(this.mirrors.withMirror(source.repo, (mirror) => state.scratch.pushToMirror(mirror, sha, source.workBranch)));
   }
 
   /** Removes the scratch repositories of a change, or of every change collected for a prepared tree. Safe twice. */

@@ -40,6 +40,12 @@ interface BaseFile {
 export class ScratchRepository {
   private readonly gitDir: string;
   private readonly workTree: string;
+  /** The files of the commit `create` read, listed while it read them. */
+  private baseListing: { commit: string; files: Promise<Map<string, BaseFile> | null> } | null = null;
+  /** The tree `stage` wrote of the index, which `commit` commits (nothing changes the index between). */
+  private stagedTree: string | null = null;
+  /** Work still reading this repository after its caller moved on (the mirror's update): `remove` waits for it. */
+  private behind: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: ScratchOptions) {
     this.gitDir = join(options.dir, 'git');
@@ -52,6 +58,10 @@ export class ScratchRepository {
     await this.git('creating the scratch repository', ['init', '--quiet', '--template=']);
     await mkdir(join(this.gitDir, 'objects', 'info'), { recursive: true });
     await writeFile(join(this.gitDir, 'objects', 'info', 'alternates'), `${join(mirrorPath, 'objects')}\n`);
+    // Both walk the commit's whole tree: side by side, not one after the other.
+    const files = this.listFiles(commit);
+    files.catch(() => undefined); // awaited by unpack; a failure here is read-tree's too
+    this.baseListing = { commit, files };
     await this.git('reading the prepared commit', ['read-tree', commit]);
   }
 
@@ -63,7 +73,7 @@ export class ScratchRepository {
    * link to an unwritten file.
    */
   async unpack(open: () => Promise<AsyncIterable<TreeEntry>>, base: string): Promise<void> {
-    const known = await this.baseFiles(base);
+    const known = await (this.baseListing?.commit === base ? this.baseListing.files : this.listFiles(base));
     if (known) {
       try {
         const { kept } = await this.unpackChecked(await open(), {
@@ -83,7 +93,7 @@ export class ScratchRepository {
   }
 
   /** The files of `base` by path; null when it has a submodule (its tree entry is no file to compare). */
-  private async baseFiles(base: string): Promise<Map<string, BaseFile> | null> {
+  private async listFiles(base: string): Promise<Map<string, BaseFile> | null> {
     const listing = await this.git('listing the prepared commit', ['ls-tree', '-r', '-z', '--full-tree', base]);
     const files = new Map<string, BaseFile>();
     for (const record of listing.split('\0')) {
@@ -112,7 +122,10 @@ export class ScratchRepository {
     // No pathspec: `-- .` matching only skip-worktree entries (a sandbox that changed nothing)
     // makes git refuse them as "outside the sparse-checkout"; the whole tree is the same scope.
     await this.git('staging the changes', ['add', '--all']);
-    const out = await this.git('listing the changes', ['diff', '--cached', '--name-status', '--no-renames', '-z', base]);
+    // The index as a tree, compared tree to tree: subtrees with the same id are skipped, where
+    // comparing the index with `base` (diff --cached) walks all of `base`.
+    this.stagedTree = (await this.git('writing the tree', ['write-tree'])).trim();
+    const out = await this.git('listing the changes', ['diff-tree', '-r', '--name-status', '--no-renames', '-z', base, this.stagedTree]);
     const fields = out.split('\0');
     const files: ChangedFile[] = [];
     for (let i = 0; i + 1 < fields.length; i += 2) {
@@ -142,8 +155,9 @@ export class ScratchRepository {
 
   /** Added lines of the staged diff against `base`, streamed from git file by file. */
   async *addedLines(base: string): AsyncGenerator<FileAdditions> {
+    if (this.stagedTree === null) throw new Error('addedLines() before stage(): nothing is staged');
     const diff = this.options.git.stream(
-      ['diff', '--cached', '--text', '-U0', '--no-renames', '--no-color', '--no-ext-diff', '--src-prefix=a/', '--dst-prefix=b/', base],
+      ['diff-tree', '-r', '-p', '--text', '-U0', '--no-renames', '--no-color', '--no-ext-diff', '--src-prefix=a/', '--dst-prefix=b/', base, this.stagedTree],
       this.runOptions(),
     );
     try {
@@ -159,7 +173,7 @@ export class ScratchRepository {
 
   /** A commit of the index with `parent` as its parent; author and committer are the same. */
   async commit(parent: string, details: CommitDetails): Promise<string> {
-    const tree = (await this.git('writing the tree', ['write-tree'])).trim();
+    const tree = this.stagedTree ?? (await this.git('writing the tree', ['write-tree'])).trim();
     const message = details.message.endsWith('\n') ? details.message : `${details.message}\n`;
     const when = `${Math.floor(Date.now() / 1000)} +0000`;
     const identity = {
@@ -197,6 +211,12 @@ export class ScratchRepository {
     await this.git('updating the mirror', ['push', '--quiet', '--no-verify', mirrorPath, `+${commit}:refs/heads/${branch}`]);
   }
 
+  /** Lets `work` (which reads this repository) go on behind the caller; `remove` waits for it. Its failure is ignored. */
+  leaveBehind(work: Promise<unknown>): void {
+    const previous = this.behind;
+    this.behind = Promise.all([previous, work.catch(() => undefined)]).then(() => undefined);
+  }
+
   private async blob(sha: string): Promise<Buffer> {
     const read = this.options.git.stream(['cat-file', 'blob', sha], this.runOptions());
     const chunks: Buffer[] = [];
@@ -212,8 +232,9 @@ export class ScratchRepository {
     return Buffer.concat(chunks);
   }
 
-  /** Safe to call twice. */
+  /** Safe to call twice. Waits for the work left behind first. */
   async remove(): Promise<void> {
+    await this.behind;
     await rm(this.options.dir, { recursive: true, force: true });
   }
 
