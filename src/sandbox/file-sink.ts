@@ -57,9 +57,11 @@ function quiet(promise: Promise<unknown>): void {
   promise.catch(() => undefined);
 }
 
+/** Opens `target` as a regular file: a link, a FIFO (read or not) or a device there is removed first, a directory is an error. */
 async function openReplacingLink(target: string, mode: number): Promise<FileHandle> {
+  let file: FileHandle;
   try {
-    return await open(target, FILE_FLAGS, mode);
+    file = await open(target, FILE_FLAGS, mode);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EISDIR') throw new Error('a directory is in the way', { cause: error });
@@ -67,6 +69,11 @@ async function openReplacingLink(target: string, mode: number): Promise<FileHand
     await unlink(target);
     return await open(target, FILE_FLAGS, mode);
   }
+  // A FIFO someone reads opens fine: the content would go to its reader, and no file be made.
+  if ((await file.stat()).isFile()) return file;
+  await file.close();
+  await unlink(target);
+  return await open(target, FILE_FLAGS, mode);
 }
 
 async function writeAll(file: FileHandle, chunk: Buffer): Promise<void> {
