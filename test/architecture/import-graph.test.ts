@@ -182,7 +182,7 @@ describe('the import graph of src/', () => {
 
   it('sees the imports of the code (an empty graph cannot pass)', () => {
     expect(graph.size).toBeGreaterThan(300);
-    expect(graph.get('main.ts')?.length).toBeGreaterThan(0);
+    expect(graph.get('start-server.ts')?.length).toBeGreaterThan(0);
     expect(runtimeImports("import type { A } from './a.js';\nimport { type B } from './b.js';\nimport { C } from './c.js';\nexport * from './d.js';\nconst e = () => import('./e.js');"))
       .toEqual(['./c.js', './d.js']);
   });
