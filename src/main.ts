@@ -8,13 +8,11 @@
 // written costs nothing. Measured on `npm run bench:boot` (docs/operations.md#benchboot).
 import { enableCompileCache } from 'node:module';
 import { join } from 'node:path';
+import { readEnvironment } from './config/environment.js';
 
 // Built only: run from source (a test's replica), the cache would hold each of the ~700 transformed
 // modules and thousands of package modules, written all at once on the event loop 5 s after the
-// start; the bundle's few files take about 13 ms.
-if (import.meta.url.endsWith('.js')) {
-  // The data directory as readEnvironment() reads it (not imported: it would be compiled uncached).
-  const dataDir = process.env.SERVICE_DATA_DIR;
-  enableCompileCache(join(dataDir === undefined || dataDir.trim() === '' ? './data' : dataDir, 'compile-cache'));
-}
+// start; the bundle's few files take about 13 ms. (environment.js, read for the data directory,
+// is the one module compiled before the cache is on.)
+if (import.meta.url.endsWith('.js')) enableCompileCache(join(readEnvironment().dataDir, 'compile-cache'));
 await import('./start-server.js');

@@ -15,12 +15,12 @@ const loadedFile = join(data.dir, 'loaded.txt');
 const hookFile = join(data.dir, 'hook.mjs');
 let server: ServerProcess;
 
-/** Package names, or a prefix ending in `/` for a scope or a family of packages. */
+/** Package names, or a prefix ending in `/` or `.` for a scope or a family of packages. */
 const DEFERRED = [
-  'chat', '@chat-adapter/', '@slack/', '@microsoft/teams', '@googleapis/', 'google-auth-library', 'ai', '@ai-sdk/',
+  'chat', '@chat-adapter/', '@slack/', '@microsoft/teams.', '@googleapis/', 'google-auth-library', 'ai', '@ai-sdk/',
   '@kubernetes/client-node', 'dockerode', '@opentelemetry/sdk-node', 'jwks-rsa', '@nestjs/swagger', 'swagger-ui-dist',
 ];
-const isDeferred = (name: string): boolean => DEFERRED.some((d) => (d.endsWith('/') || d === '@microsoft/teams' ? name.startsWith(d) : name === d));
+const isDeferred = (name: string): boolean => DEFERRED.some((d) => (/[/.]$/.test(d) ? name.startsWith(d) : name === d));
 
 /** `…/node_modules/@scope/name/…` → `@scope/name`; null outside node_modules. */
 function packageOf(url: string): string | null {
