@@ -13,8 +13,15 @@ export class PendingFileWrites {
   private readonly pending = new Map<string, Promise<void>>();
   private firstFailure: Error | null = null;
 
-  /** Waits for the pending writes an entry at `path` depends on, and for room for one more. */
-  async before(path: string): Promise<void> {
+  /**
+   * Waits for the pending writes an entry at `path` depends on, and for room for one more; nothing
+   * to wait for (every small file written synchronously) answers undefined, not a promise to await.
+   */
+  before(path: string): Promise<void> | undefined {
+    return this.pending.size === 0 ? undefined : this.waitBefore(path);
+  }
+
+  private async waitBefore(path: string): Promise<void> {
     for (let at = path; at !== ''; at = parentOf(at)) await this.pending.get(at);
     while (this.pending.size >= MAX_PENDING) await this.pending.values().next().value;
   }

@@ -41,6 +41,29 @@ describe('SyncFileWrites', () => {
     expect(() => new SyncFileWrites().write(join(dir, 'taken'), Buffer.from('x'), 0o644)).toThrow(/a directory is in the way/);
   });
 
+  it('gives new and existing files their whole mode whatever the umask strips from a new file', () => {
+    writeFileSync(join(dir, 'existing'), 'old', { mode: 0o600 });
+    const previous = process.umask(0o077);
+    try {
+      const writes = new SyncFileWrites();
+      // Twice per mode: the first new file is looked at, later ones rely on what it showed.
+      for (const name of ['a', 'b']) writes.write(join(dir, name), Buffer.from(name), 0o644);
+      for (const name of ['x', 'y']) writes.write(join(dir, name), Buffer.from(name), 0o755);
+      writes.write(join(dir, 'existing'), Buffer.from('new'), 0o644);
+    } finally {
+      process.umask(previous);
+    }
+    for (const name of ['a', 'b', 'existing']) expect(statSync(join(dir, name)).mode & 0o777, name).toBe(0o644);
+    for (const name of ['x', 'y']) expect(statSync(join(dir, name)).mode & 0o777, name).toBe(0o755);
+    expect(readFileSync(join(dir, 'existing'), 'utf8')).toBe('new');
+  });
+
+  it('replaces an existing file whole, a longer one truncated', () => {
+    writeFileSync(join(dir, 'file'), 'a much longer old content');
+    new SyncFileWrites().write(join(dir, 'file'), Buffer.from('short'), 0o644);
+    expect(readFileSync(join(dir, 'file'), 'utf8')).toBe('short');
+  });
+
   it('turns itself off once a window of writes was slower than the threshold', () => {
     const writes = new SyncFileWrites({ slowFileMs: -1, windowFiles: 2 });
     writes.write(join(dir, 'a'), Buffer.from('a'), 0o644);

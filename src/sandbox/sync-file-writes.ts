@@ -1,4 +1,4 @@
-import { closeSync, fchmodSync, fstatSync, openSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, fchmodSync, fstatSync, openSync, unlinkSync, writeSync } from 'node:fs';
 // FileSink's flags: a link is never written through, and a FIFO fails (ENXIO) or opens at once
 // instead of blocking; either way it is replaced.
 import { FILE_FLAGS } from './file-sink.js';
@@ -27,6 +27,8 @@ export class SyncFileWrites {
   private windowFiles = 0;
   private windowMs = 0;
   private slow = false;
+  /** Modes a newly created file was seen to get exactly (the umask leaves them whole): no `fchmod` needed. */
+  private readonly modesKeptOnCreate = new Set<number>();
 
   /** The thresholds are for tests: `slowFileMs` −1 and `windowFiles` 1 switch to asynchronous writes after the first file. */
   constructor(options: { slowFileMs?: number; windowFiles?: number } = {}) {
@@ -42,11 +44,13 @@ export class SyncFileWrites {
   /** Writes one small file now: a link at `target` is replaced, never followed; a directory there is an error. */
   write(target: string, content: Buffer, mode: number): void {
     const started = performance.now();
-    const fd = openReplacingLink(target, mode);
+    // Into a fresh tree almost every file is new: O_EXCL creates it (never through a link) or fails.
+    const created = tryCreate(target, mode);
+    const fd = created ?? openReplacingLink(target, mode);
     try {
       for (let offset = 0; offset < content.byteLength;) offset += writeSync(fd, content, offset);
-      // open's mode applies only to a new file, trimmed by the umask.
-      fchmodSync(fd, mode);
+      // open's mode applies only to a new file, trimmed by the umask: set it unless a new file is known to get it whole.
+      if (created === null || !this.keptOnCreate(fd, mode)) fchmodSync(fd, mode);
     } finally {
       closeSync(fd);
     }
@@ -56,6 +60,24 @@ export class SyncFileWrites {
     if (this.windowMs / this.windowSize > this.slowFileMs) this.slow = true;
     this.windowFiles = 0;
     this.windowMs = 0;
+  }
+
+  /** Whether a file just created with `mode` has it whole; looked at once per mode (one `fstat`), then remembered. */
+  private keptOnCreate(fd: number, mode: number): boolean {
+    if (this.modesKeptOnCreate.has(mode)) return true;
+    if ((fstatSync(fd).mode & 0o7777) !== mode) return false;
+    this.modesKeptOnCreate.add(mode);
+    return true;
+  }
+}
+
+/** A new regular file at `target`, or null when something is there already (of whatever kind, a link included). */
+function tryCreate(target: string, mode: number): number | null {
+  try {
+    return openSync(target, FILE_FLAGS | constants.O_EXCL, mode);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return null;
+    throw error;
   }
 }
 

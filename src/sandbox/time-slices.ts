@@ -12,9 +12,13 @@ const SLICE_MS = 8;
 export class TimeSlices {
   private started = performance.now();
 
-  /** Yields to the event loop once the current slice is used up. */
-  async yieldIfDue(): Promise<void> {
-    if (performance.now() - this.started <= SLICE_MS) return;
+  /** Yields to the event loop once the current slice is used up; within it, answers undefined (nothing to await). */
+  yieldIfDue(): Promise<void> | undefined {
+    if (performance.now() - this.started <= SLICE_MS) return undefined;
+    return this.nextSlice();
+  }
+
+  private async nextSlice(): Promise<void> {
     await nextTurn();
     this.started = performance.now();
   }

@@ -1,3 +1,4 @@
+import { lstatSync, mkdirSync, unlinkSync } from 'node:fs';
 import { lstat, mkdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parentOf } from './tar-entry-path.js';
@@ -15,39 +16,65 @@ const DIRECTORY_MODE = 0o755;
 export class VerifiedDirectories {
   private readonly known = new Set<string>(['']);
 
-  constructor(private readonly root: string) {}
+  /** `writeSynchronously`: whether a missing directory is made with synchronous calls now (the unpack's choice for its files). */
+  constructor(
+    private readonly root: string,
+    private readonly writeSynchronously: () => boolean = () => false,
+  ) {}
 
-  /** Makes the directories above `path` that are missing; a link or a file among them is refused. */
-  async prepareParentOf(path: string): Promise<void> {
-    await this.ensure(parentOf(path), false);
+  /**
+   * Makes the directories above `path` that are missing; a link or a file among them is refused.
+   * When they are all known already it answers undefined, not a promise to await.
+   */
+  prepareParentOf(path: string): Promise<void> | undefined {
+    const parent = parentOf(path);
+    return this.known.has(parent) ? undefined : this.ensure(parent, false);
   }
 
   /**
    * Makes `path` a directory for an entry that names it: a file or a link already there is
    * replaced (the link is removed, never followed); an existing directory is kept as it is.
    */
-  async placeDirectory(path: string): Promise<void> {
-    await this.ensure(path, true);
+  placeDirectory(path: string): Promise<void> | undefined {
+    return this.known.has(path) ? undefined : this.ensure(path, true);
   }
 
   private async ensure(path: string, replaceOther: boolean): Promise<void> {
     if (this.known.has(path)) return;
     await this.ensure(parentOf(path), false);
     const target = join(this.root, path);
-    try {
-      await mkdir(target, DIRECTORY_MODE);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const existing = await lstat(target);
-      if (!existing.isDirectory()) {
-        if (!replaceOther) {
-          const what = existing.isSymbolicLink() ? 'a symbolic link, and nothing is written through one' : 'not a directory';
-          throw new Error(`${path} is ${what}`);
-        }
-        await unlink(target);
-        await mkdir(target, DIRECTORY_MODE);
-      }
-    }
+    if (this.writeSynchronously()) makeDirectorySync(path, target, replaceOther);
+    else await makeDirectory(path, target, replaceOther);
     this.known.add(path);
   }
+}
+
+async function makeDirectory(path: string, target: string, replaceOther: boolean): Promise<void> {
+  try {
+    await mkdir(target, DIRECTORY_MODE);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    const existing = await lstat(target);
+    if (existing.isDirectory()) return;
+    if (!replaceOther) throw notADirectory(path, existing.isSymbolicLink());
+    await unlink(target);
+    await mkdir(target, DIRECTORY_MODE);
+  }
+}
+
+function makeDirectorySync(path: string, target: string, replaceOther: boolean): void {
+  try {
+    mkdirSync(target, DIRECTORY_MODE);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    const existing = lstatSync(target);
+    if (existing.isDirectory()) return;
+    if (!replaceOther) throw notADirectory(path, existing.isSymbolicLink());
+    unlinkSync(target);
+    mkdirSync(target, DIRECTORY_MODE);
+  }
+}
+
+function notADirectory(path: string, isLink: boolean): Error {
+  return new Error(`${path} is ${isLink ? 'a symbolic link, and nothing is written through one' : 'not a directory'}`);
 }
