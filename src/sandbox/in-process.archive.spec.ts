@@ -55,6 +55,27 @@ describe('in-process sandbox archives', () => {
     ]);
   });
 
+  it('marks the tree from what it wrote, and hands out as marked only what no command touched since', async () => {
+    await sandbox.putArchive(tarOf([
+      { name: 'kept.txt', content: 'kept\n' },
+      { name: 'edited.txt', content: 'before\n' },
+      { name: 'replaced.txt', content: 'old\n' },
+      { name: 'link', type: 'symlink', linkname: 'kept.txt' },
+    ]));
+    await new Promise((done) => setTimeout(done, 30)); // out of the mark's 20 ms of doubt
+    const mark = await sandbox.markTree!();
+    await run(sandbox, 'echo after > edited.txt && rm replaced.txt && echo new > replaced.txt && echo made > made.txt');
+    const entries = [];
+    for await (const entry of sandbox.readTree!(mark)) entries.push({ name: entry.name, asMarked: entry.asMarked === true });
+    expect(entries).toEqual([
+      { name: 'edited.txt', asMarked: false },
+      { name: 'kept.txt', asMarked: true },
+      { name: 'link', asMarked: false },
+      { name: 'made.txt', asMarked: false },
+      { name: 'replaced.txt', asMarked: false },
+    ]);
+  });
+
   describe('refuses entries that would land outside the working directory', () => {
     it('climbing out with ".."', async () => {
       await expect(sandbox.putArchive(tarOf([{ name: '../x', content: 'x' }]))).rejects.toThrow('tar entry "../x" is refused');

@@ -7,7 +7,7 @@ import { directoryEntries, packDirectory, treePaths } from './pack-directory.js'
 import type { ExecOptions, ExecResult, Sandbox } from './sandbox-backend.js';
 import type { TreeEntry, TreeMark } from './tree-entry.js';
 import { TreeMarks } from './tree-marks.js';
-import { unpackInto } from './unpack-into.js';
+import { unpackInto, WrittenFiles } from './unpack-into.js';
 
 /** How long the output of an exited command may keep coming (a grandchild holding the pipe). */
 const KILL_GRACE_MS = 2000;
@@ -26,6 +26,11 @@ export interface SandboxDirectories {
 export class InProcessSandbox implements Sandbox {
   private readonly running = new Set<ChildProcess>();
   private readonly marks = new TreeMarks();
+  /**
+   * What `putArchive` wrote into the tree while nothing else could change it (no command has run
+   * yet): a mark is taken from it, without looking at the tree again, when it covers every file.
+   */
+  private written: WrittenFiles | null = new WrittenFiles();
   private destroyed = false;
 
   readonly workdir: string;
@@ -42,6 +47,7 @@ export class InProcessSandbox implements Sandbox {
 
   exec(command: string, options: ExecOptions): Promise<ExecResult> {
     if (this.destroyed) return Promise.reject(this.destroyedError());
+    this.written = null; // the command may change any file
     return new Promise((resolve, reject) => {
       const child = spawn('/bin/sh', ['-c', command], {
         cwd: this.workdir,
@@ -77,7 +83,7 @@ export class InProcessSandbox implements Sandbox {
       tar.destroy(); // nobody will read it: do not leave its producer waiting
       return Promise.reject(this.destroyedError());
     }
-    return unpackInto(this.workdir, tar);
+    return unpackInto(this.workdir, tar, undefined, this.written ?? undefined);
   }
 
   async getArchive(): Promise<Readable> {
@@ -93,6 +99,7 @@ export class InProcessSandbox implements Sandbox {
 
   markTree(): Promise<TreeMark> {
     if (this.destroyed) return Promise.reject(this.destroyedError());
+    if (this.written?.complete) return Promise.resolve(this.marks.noteWritten(this.written.files));
     return this.marks.note(this.workdir, treePaths(this.workdir));
   }
 

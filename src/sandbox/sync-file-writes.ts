@@ -2,6 +2,7 @@ import { closeSync, constants, fchmodSync, fstatSync, openSync, unlinkSync, writ
 // FileSink's flags: a link is never written through, and a FIFO fails (ENXIO) or opens at once
 // instead of blocking; either way it is replaced.
 import { FILE_FLAGS } from './file-sink.js';
+import { type FileIdentity, identityOf } from './tree-marks.js';
 
 /** Files up to this size may be written synchronously: read whole from the archive, written in one call. */
 export const SYNC_FILE_BYTES = 256 * 1024;
@@ -41,25 +42,32 @@ export class SyncFileWrites {
     return !this.slow;
   }
 
-  /** Writes one small file now: a link at `target` is replaced, never followed; a directory there is an error. */
-  write(target: string, content: Buffer, mode: number): void {
+  /**
+   * Writes one small file now: a link at `target` is replaced, never followed; a directory there
+   * is an error. `identify`: answer the file's identity as written (its `fstat` before closing).
+   */
+  write(target: string, content: Buffer, mode: number, identify = false): FileIdentity | undefined {
     const started = performance.now();
     // Into a fresh tree almost every file is new: O_EXCL creates it (never through a link) or fails.
     const created = tryCreate(target, mode);
     const fd = created ?? openReplacingLink(target, mode);
+    let identity: FileIdentity | undefined;
     try {
       for (let offset = 0; offset < content.byteLength;) offset += writeSync(fd, content, offset);
       // open's mode applies only to a new file, trimmed by the umask: set it unless a new file is known to get it whole.
       if (created === null || !this.keptOnCreate(fd, mode)) fchmodSync(fd, mode);
+      if (identify) identity = identityOf(fstatSync(fd));
     } finally {
       closeSync(fd);
     }
     this.windowFiles += 1;
     this.windowMs += performance.now() - started;
-    if (this.windowFiles < this.windowSize) return;
-    if (this.windowMs / this.windowSize > this.slowFileMs) this.slow = true;
-    this.windowFiles = 0;
-    this.windowMs = 0;
+    if (this.windowFiles >= this.windowSize) {
+      if (this.windowMs / this.windowSize > this.slowFileMs) this.slow = true;
+      this.windowFiles = 0;
+      this.windowMs = 0;
+    }
+    return identity;
   }
 
   /** Whether a file just created with `mode` has it whole; looked at once per mode (one `fstat`), then remembered. */

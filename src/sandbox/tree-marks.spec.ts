@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { treePaths } from './pack-directory.js';
-import { TreeMarks } from './tree-marks.js';
+import { identityOf, TreeMarks } from './tree-marks.js';
 
 describe('TreeMarks', () => {
   let root = '';
@@ -24,6 +24,20 @@ describe('TreeMarks', () => {
     expect(marks.unchangedSince(close, root, 'a.txt')).toBeNull();
     const later = await marks.note(root, treePaths(root), changedAt('a.txt') + 25);
     expect(marks.unchangedSince(later, root, 'a.txt')?.ino).toBe(stats('a.txt').ino);
+  });
+
+  it('notes what a writer saw of its files as the look at the tree would, within the same 20 ms', async () => {
+    writeFileSync(join(root, 'a.txt'), 'a\n');
+    writeFileSync(join(root, 'b.txt'), 'b\n');
+    const written = new Map([['a.txt', identityOf(stats('a.txt'))], ['b.txt', identityOf(stats('b.txt'))]]);
+    const marks = new TreeMarks();
+    expect(marks.unchangedSince(marks.noteWritten(written, changedAt('a.txt') + 5), root, 'a.txt')).toBeNull();
+    const mark = marks.noteWritten(written, Math.max(changedAt('a.txt'), changedAt('b.txt')) + 25);
+    expect(marks.unchangedSince(mark, root, 'a.txt')?.ino).toBe(stats('a.txt').ino);
+    await sleep(30);
+    writeFileSync(join(root, 'b.txt'), 'B\n');
+    expect(marks.unchangedSince(mark, root, 'b.txt')).toBeNull();
+    expect(marks.unchangedSince(mark, root, 'a.txt')).not.toBeNull();
   });
 
   it('vouches for nothing after a write, for paths never noted, or for a mark taken elsewhere', async () => {

@@ -8,7 +8,7 @@ import type { TreeMark } from './tree-entry.js';
  * chmod, link or rename gives the file a new change time (which no unprivileged process can set
  * back), and a file put in its place is another inode.
  */
-interface FileIdentity {
+export interface FileIdentity {
   ino: number;
   size: number;
   mode: number;
@@ -49,6 +49,20 @@ export class TreeMarks {
   }
 
   /**
+   * The same as `note`, from what the writer of each file saw of it right after writing it (its
+   * `fstat`), instead of looking at the tree again: for a tree put in by an unpack that wrote every
+   * file, before anything else ran in the sandbox.
+   */
+  noteWritten(written: ReadonlyMap<string, FileIdentity>, now = Date.now()): TreeMark {
+    const mark: TreeMark = { takenAt: now };
+    const cutoff = mark.takenAt - RACY_MS;
+    const files = new Map<string, FileIdentity>();
+    for (const [path, identity] of written) if (identity.ctimeMs < cutoff) files.set(path, identity);
+    this.marks.set(mark, files);
+    return mark;
+  }
+
+  /**
    * The file at `path` under `root` (its `lstat`) when it is still the one `mark` noted; null for
    * anything else, and for anything not noted (a mark of another sandbox, a file written just
    * before the mark).
@@ -74,6 +88,6 @@ function lookAt(root: string, path: string): Stats | undefined {
   return lstatSync(join(root, path), { throwIfNoEntry: false });
 }
 
-function identityOf(stats: Stats): FileIdentity {
+export function identityOf(stats: Stats): FileIdentity {
   return { ino: stats.ino, size: stats.size, mode: stats.mode, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs };
 }

@@ -7,6 +7,7 @@ import { FileSink } from './file-sink.js';
 import { PendingFileWrites } from './pending-file-writes.js';
 import { SYNC_FILE_BYTES, SyncFileWrites } from './sync-file-writes.js';
 import { TimeSlices } from './time-slices.js';
+import type { FileIdentity } from './tree-marks.js';
 import { entryPath } from './tar-entry-path.js';
 import { VerifiedDirectories } from './verified-directories.js';
 
@@ -30,7 +31,7 @@ type Entry = ExtractEvents['entry'][1];
  * be written before the unpack stops and names it. The tar stream is destroyed when the unpack
  * fails, so its producer does not wait forever.
  */
-export async function unpackInto(dir: string, tar: Readable, syncWrites = new SyncFileWrites()): Promise<void> {
+export async function unpackInto(dir: string, tar: Readable, syncWrites = new SyncFileWrites(), written?: WrittenFiles): Promise<void> {
   const root = await realpath(dir).catch((error: unknown) => {
     tar.destroy();
     throw error;
@@ -45,7 +46,7 @@ export async function unpackInto(dir: string, tar: Readable, syncWrites = new Sy
   try {
     for await (const entry of entries) {
       writes.throwIfFailed();
-      await writeEntry(root, directories, writes, syncWrites, entry);
+      await writeEntry(root, directories, writes, syncWrites, entry, written);
       // Each await costs a turn of the microtask queue: with 10,000 entries, only await what is pending.
       const slice = slices.yieldIfDue();
       if (slice) await slice;
@@ -59,6 +60,16 @@ export async function unpackInto(dir: string, tar: Readable, syncWrites = new Sy
   await feeding;
   // Even an empty tree is 1 KiB of end-of-archive marker: no bytes at all means the tree was lost on the way.
   if (counter.bytes() === 0) throw new Error('the archive is empty (not even an end-of-archive marker): the tree did not arrive');
+}
+
+/**
+ * What unpacks wrote, for a mark taken from it instead of a look at the whole tree
+ * (`TreeMarks.noteWritten`): each file written synchronously, with its identity as written;
+ * `complete` stays true while no file was written any other way.
+ */
+export class WrittenFiles {
+  readonly files = new Map<string, FileIdentity>();
+  complete = true;
 }
 
 /** Passes bytes through, counting them. */
@@ -83,9 +94,10 @@ async function feedFailure(feeding: Promise<void>): Promise<Error | undefined> {
   return error?.code === 'ERR_STREAM_PREMATURE_CLOSE' ? undefined : error;
 }
 
-async function writeEntry(root: string, directories: VerifiedDirectories, writes: PendingFileWrites, syncWrites: SyncFileWrites, entry: Entry): Promise<void> {
+async function writeEntry(root: string, directories: VerifiedDirectories, writes: PendingFileWrites, syncWrites: SyncFileWrites, entry: Entry, written?: WrittenFiles): Promise<void> {
   const { name, type, mode, linkname } = entry.header;
   const path = entryPath(name);
+  written?.files.delete(path); // whatever is written there now, an identity noted before is not its own
   const refusal = (error: unknown) => new Error(`tar entry "${name}" is refused: ${(error as Error).message}`, { cause: error });
   try {
     if (path === '') {
@@ -103,9 +115,11 @@ async function writeEntry(root: string, directories: VerifiedDirectories, writes
         if (syncWrites.enabled && (entry.header.size ?? 0) <= SYNC_FILE_BYTES) {
           const chunks: Buffer[] = [];
           for await (const chunk of entry) chunks.push(chunk as Buffer);
-          syncWrites.write(`${root}/${path}`, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks), fileMode);
+          const identity = syncWrites.write(`${root}/${path}`, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks), fileMode, written !== undefined);
+          if (identity) written?.files.set(path, identity);
           return;
         }
+        if (written) written.complete = false;
         const sink = new FileSink(join(root, path), fileMode);
         try {
           for await (const chunk of entry) if (!sink.write(chunk as Buffer)) await sink.drained();
