@@ -230,4 +230,17 @@ describe('RepositoryWorkspaces collect, commit and push against git http-backend
     await fx.workspaces.release(change!);
     await fx.workspaces.release(prepared);
   });
+
+  it('makes the first collect\'s scratch repository at prepare, and removes it with a tree never collected', async () => {
+    const kept = await fx.workspaces.prepare(fx.source('42'), await fx.sandbox());
+    // Released at once, while its index may still be being read: nothing is left behind.
+    await fx.workspaces.release(kept);
+    expect(readdirSync(join(fx.dataDir, 'workspaces'))).toEqual([]);
+    const lookOnly = await fx.workspaces.prepare(fx.source('42'), await fx.sandbox(), undefined, undefined, { collect: false });
+    const waited = await fx.workspaces.prepare(fx.source('42'), await fx.sandbox());
+    await expect.poll(() => readdirSync(join(fx.dataDir, 'workspaces')).length).toBe(1);
+    await fx.workspaces.release(waited);
+    await fx.workspaces.release(lookOnly);
+    expect(readdirSync(join(fx.dataDir, 'workspaces'))).toEqual([]);
+  });
 });

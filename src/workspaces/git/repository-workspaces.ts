@@ -5,6 +5,7 @@ import { parse as parseYaml } from 'yaml';
 import type { RepoConfig } from '../../config/service-config.js';
 import type { CommittedTree } from '../../pipelines/pipeline.js';
 import type { Sandbox } from '../../sandbox/sandbox-backend.js';
+import type { TreeMark } from '../../sandbox/tree-entry.js';
 import { tarEntries } from '../../sandbox/tar-entries.js';
 import type { FileAdditions } from './added-lines.js';
 import { GitCli, GitCommandFailure } from './git-command.js';
@@ -50,6 +51,12 @@ interface ChangeState {
   commitSha: string | null;
 }
 
+/** A scratch repository made for a prepared tree's first collect while the run's steps still run. */
+interface EarlyScratch {
+  scratch: ScratchRepository;
+  created: Promise<void>;
+}
+
 /**
  * The server's side of a run's repositories: a tree goes into a sandbox from the mirror cache
  * (`prepare`), the sandbox's tree comes back into a scratch repository (`collect`), becomes a
@@ -64,6 +71,8 @@ export class RepositoryWorkspaces {
   private readonly changes = new WeakMap<StagedChange, ChangeState>();
   /** Scratch repositories not yet released, per prepared tree (so releasing the tree removes them all). */
   private readonly scratches = new WeakMap<PreparedTree, Set<ScratchRepository>>();
+  /** Per prepared tree that will be collected: the first collect's scratch repository, made at prepare. */
+  private readonly earlyScratches = new WeakMap<PreparedTree, EarlyScratch>();
   private homeReady: Promise<unknown> | null = null;
 
   constructor(private readonly options: RepositoryWorkspacesOptions) {
@@ -120,9 +129,25 @@ export class RepositoryWorkspaces {
       if (error instanceof GitCommandFailure) throw workspaceErrorFrom(error, { repository: repo.name, action: 'reading the tree from the mirror' }, WorkspaceErrorKind.Failed);
       throw error;
     }
-    // Before any command runs: what is still as marked when collected is the commit's file.
-    const mark = options.collect === false ? undefined : await sandbox.markTree?.();
-    return { source, startBranch, resumed, commit, ...(mark ? { mark } : {}) };
+    if (options.collect === false) return { source, startBranch, resumed, commit };
+    // The collect's scratch repository (reading the commit's 10,000-file tree into an index takes
+    // about 0.1 s) is made now, beside the mark and the run's steps, instead of after them.
+    const early = this.newScratch(repo);
+    const created = this.ready().then(() => early.create(this.mirrors.pathFor(repo), commit));
+    created.catch(() => undefined); // awaited by the first collect, which reports its failure
+    let mark: TreeMark | undefined;
+    try {
+      // Before any command runs: what is still as marked when collected is the commit's file.
+      mark = await sandbox.markTree?.();
+    } catch (error) {
+      await created.catch(() => undefined);
+      await early.remove();
+      throw error;
+    }
+    const prepared: PreparedTree = { source, startBranch, resumed, commit, ...(mark ? { mark } : {}) };
+    this.track(prepared, early);
+    this.earlyScratches.set(prepared, { scratch: early, created });
+    return prepared;
   }
 
   /**
@@ -184,18 +209,14 @@ export class RepositoryWorkspaces {
   async collect(prepared: PreparedTree, sandbox: Sandbox): Promise<StagedChange | null> {
     await this.ready();
     const repo = prepared.source.repo;
-    const safe = repo.name.replace(/[^A-Za-z0-9._-]/g, '-');
-    const scratch = new ScratchRepository({
-      git: this.git,
-      repository: repo.name,
-      dir: join(this.options.dataDir, 'workspaces', `${safe}-${randomUUID()}`),
-      localTimeoutMs: this.localTimeoutMs,
-      networkTimeoutMs: this.networkTimeoutMs,
-    });
+    // The first collect takes the scratch repository prepare made; a later one makes its own.
+    const early = this.earlyScratches.get(prepared);
+    this.earlyScratches.delete(prepared);
+    const scratch = early?.scratch ?? this.newScratch(repo);
     this.track(prepared, scratch);
     let files: ChangedFile[];
     try {
-      await scratch.create(this.mirrors.pathFor(repo), prepared.commit);
+      await (early?.created ?? scratch.create(this.mirrors.pathFor(repo), prepared.commit));
       // A backend that can hands its tree over as entries: no second tar stream to encode and decode.
       await scratch.unpack(async () => sandbox.readTree?.(prepared.mark) ?? tarEntries(await sandbox.getArchive()), prepared.commit);
       files = await scratch.stage(prepared.commit);
@@ -281,6 +302,17 @@ export class RepositoryWorkspaces {
     return state;
   }
 
+  private newScratch(repo: RepoConfig): ScratchRepository {
+    const safe = repo.name.replace(/[^A-Za-z0-9._-]/g, '-');
+    return new ScratchRepository({
+      git: this.git,
+      repository: repo.name,
+      dir: join(this.options.dataDir, 'workspaces', `${safe}-${randomUUID()}`),
+      localTimeoutMs: this.localTimeoutMs,
+      networkTimeoutMs: this.networkTimeoutMs,
+    });
+  }
+
   private track(prepared: PreparedTree, scratch: ScratchRepository): void {
     const set = this.scratches.get(prepared) ?? new Set();
     set.add(scratch);
@@ -289,6 +321,12 @@ export class RepositoryWorkspaces {
 
   private async removeScratch(prepared: PreparedTree, scratch: ScratchRepository): Promise<void> {
     this.scratches.get(prepared)?.delete(scratch);
+    const early = this.earlyScratches.get(prepared);
+    if (early?.scratch === scratch) {
+      // Released before any collect: let its git commands end before its directory goes.
+      this.earlyScratches.delete(prepared);
+      await early.created.catch(() => undefined);
+    }
     await scratch.remove();
   }
 }
