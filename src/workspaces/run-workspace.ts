@@ -232,7 +232,8 @@ export class RunWorkspace implements PipelineWorkspace {
   }
 
   async release(): Promise<void> {
-    for (const item of this.scratch.splice(0)) await this.deps.git.release(item).catch(() => undefined);
+    // Behind the run's end: the mirror's record of the pushed branch may still be reading them.
+    for (const item of this.scratch.splice(0)) await this.deps.git.release(item, { behind: true });
   }
 
   /** Each sandbox's tree staged against where it started; a change adding a secret is refused. */

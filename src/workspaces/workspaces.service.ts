@@ -1,6 +1,6 @@
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { builtInHas } from '../pipelines/built-in-pipelines.js';
 import { ConfigService } from '../config/config.service.js';
 import { PublishMode, type RepoConfig } from '../config/service-config.js';
@@ -37,7 +37,7 @@ export interface WorkspaceRun {
  * ticket's title from its tracker.
  */
 @Injectable()
-export class WorkspacesService implements OnModuleInit {
+export class WorkspacesService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('Workspaces');
   private readonly git: RepositoryWorkspaces;
   private readonly dataDir: string;
@@ -71,6 +71,11 @@ export class WorkspacesService implements OnModuleInit {
       }
     }
     if (removed > 0) this.logger.log(`removed ${removed} scratch checkout(s) left by an earlier process`);
+  }
+
+  /** A stop waits for the scratch repositories runs left to be removed behind their end. */
+  async onModuleDestroy(): Promise<void> {
+    await this.git.settled();
   }
 
   /** The server's git side (mirror cache, scratch repositories): shared with project initialisation. */

@@ -73,6 +73,8 @@ export class RepositoryWorkspaces {
   private readonly scratches = new WeakMap<PreparedTree, Set<ScratchRepository>>();
   /** Per prepared tree that will be collected: the first collect's scratch repository, made at prepare. */
   private readonly earlyScratches = new WeakMap<PreparedTree, EarlyScratch>();
+  /** Releases going on behind their callers. */
+  private readonly removals = new Set<Promise<void>>();
   private homeReady: Promise<unknown> | null = null;
 
   constructor(private readonly options: RepositoryWorkspacesOptions) {
@@ -273,8 +275,26 @@ export class RepositoryWorkspaces {
     state.scratch.leaveBehind(this.mirrors.withMirror(source.repo, (mirror) => state.scratch.pushToMirror(mirror, sha, source.workBranch)));
   }
 
-  /** Removes the scratch repositories of a change, or of every change collected for a prepared tree. Safe twice. */
-  async release(target: StagedChange | PreparedTree): Promise<void> {
+  /**
+   * Removes the scratch repositories of a change, or of every change collected for a prepared
+   * tree. Safe twice. `behind`: resolve at once and remove them behind the caller (a run's end
+   * does not wait for the mirror to record the pushed branch, which reads them); `settled()`
+   * waits for such removals.
+   */
+  async release(target: StagedChange | PreparedTree, options: { behind?: boolean } = {}): Promise<void> {
+    if (!options.behind) return this.removeScratches(target);
+    const removal: Promise<void> = this.removeScratches(target)
+      .catch(() => undefined) // nobody waits to be told: the next start removes what is left of it
+      .finally(() => this.removals.delete(removal));
+    this.removals.add(removal);
+  }
+
+  /** Resolves once every removal `release(…, { behind: true })` started so far has ended. */
+  async settled(): Promise<void> {
+    await Promise.all([...this.removals]);
+  }
+
+  private async removeScratches(target: StagedChange | PreparedTree): Promise<void> {
     if ('files' in target) {
       const state = this.changes.get(target);
       if (state) await this.removeScratch(target.prepared, state.scratch);

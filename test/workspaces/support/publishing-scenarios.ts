@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Platform } from '../../../src/platforms/platform.js';
 import { SERVICE_MARKER } from '../../../src/platforms/service-marker.js';
 import { scrubSecrets } from '../../../src/common/secret-scrubber.js';
+import { WorkspacesService } from '../../../src/workspaces/workspaces.service.js';
 import { branchTip, commitFiles, fileAt, git, protectBranch, show, treeOf } from '../../stand-ins/git-repositories.js';
 import type { FaultSpec } from '../../stand-ins/stand-in-server.js';
 import { eventually } from '../../support/eventually.js';
@@ -447,7 +448,9 @@ export function describePublishing(kind: HostKind): void {
         expect(await recorded('err-no-secret', ticket)).toEqual([]);
       });
 
-      it('leaves no scratch checkout behind once the runs have ended', () => {
+      it('leaves no scratch checkout behind once the runs have ended and their removals behind the end are done', async () => {
+        // A run's end does not wait for its scratch repositories to go (the mirror may still be reading one).
+        await server.app.get(WorkspacesService).repositories.settled();
         expect(filesUnder(join(server.dataDir, 'workspaces'))).toEqual([]);
       });
     });
