@@ -44,6 +44,8 @@ describe('collect of a marked in-process tree', () => {
   async function prepare(ticket: string): Promise<PreparedTree> {
     const prepared = await fx.workspaces.prepare(fx.source(ticket), sandbox);
     expect(prepared.mark).toBeDefined();
+    // The copy below is another tree to the workspaces: the scratch repository made for this one goes now.
+    await fx.workspaces.release(prepared);
     await sleep(50);
     return { ...prepared, mark: await sandbox.markTree() };
   }

