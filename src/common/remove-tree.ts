@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { rename, rm } from 'node:fs/promises';
+import { readdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -20,6 +20,9 @@ export async function removeTree(path: string): Promise<void> {
   await rm(path, { recursive: true, force: true });
 }
 
+/** What `removeTreeBehind` renames a tree to, beside where it was, before removing it. */
+const REMOVING_PREFIX = '.pipeline-service-removing-';
+
 /** Removals still going on behind their callers. */
 const behind = new Set<Promise<void>>();
 
@@ -31,7 +34,7 @@ const behind = new Set<Promise<void>>();
  * short by the process's end leaves its renamed tree behind.
  */
 export async function removeTreeBehind(path: string): Promise<void> {
-  const aside = join(dirname(path), `.pipeline-service-removing-${randomUUID()}`);
+  const aside = join(dirname(path), `${REMOVING_PREFIX}${randomUUID()}`);
   try {
     await rename(path, aside);
   } catch (error) {
@@ -47,4 +50,16 @@ export async function removeTreeBehind(path: string): Promise<void> {
 /** Resolves once every removal started by `removeTreeBehind` so far has ended. */
 export async function removalsBehind(): Promise<void> {
   await Promise.all([...behind]);
+}
+
+/**
+ * Removes the trees in `dir` that `removeTreeBehind` renamed aside and an earlier process's end
+ * cut short (a crash, a stop): a renamed tree is out of every path in use, so it is always safe to
+ * remove, even while another process on this host is removing it too. Answers how many there were.
+ */
+export async function sweepRemovalsLeftBehind(dir: string): Promise<number> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  const left = names.filter((name) => name.startsWith(REMOVING_PREFIX));
+  for (const name of left) await removeTree(join(dir, name)).catch(() => undefined);
+  return left.length;
 }

@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InProcessBackend } from './in-process.backend.js';
@@ -23,6 +24,29 @@ describe('in-process sandbox backend', () => {
     expect(out.lines).toContainEqual({ stream: 'stderr', line: 'oops' });
     await sandbox.destroy();
     expect(existsSync(sandbox.workdir)).toBe(false);
+  });
+
+  it('frees the sandboxes an earlier process left renamed aside for removal, and only those', async () => {
+    const previous = process.env.TMPDIR;
+    const temporary = mkdtempSync(join(tmpdir(), 'in-process-sweep-'));
+    try {
+      process.env.TMPDIR = temporary; // os.tmpdir() reads it on every call
+      mkdirSync(join(temporary, '.pipeline-service-removing-0a1b/work/src'), { recursive: true });
+      writeFileSync(join(temporary, '.pipeline-service-removing-0a1b/work/src/app.js'), 'left\n');
+      mkdirSync(join(temporary, 'pipeline-service-live0000-web-x'));
+      writeFileSync(join(temporary, 'unrelated.txt'), 'kept\n');
+      const fresh = new InProcessBackend('/usr/bin:/bin');
+      const sandbox = await fresh.create({ runId: 'run-sweep', name: 'web', env: {} });
+      expect(await fresh.leftBehindSwept()).toBe(1);
+      const left = readdirSync(temporary);
+      expect(left).not.toContain('.pipeline-service-removing-0a1b');
+      expect(left).toEqual(expect.arrayContaining(['pipeline-service-live0000-web-x', 'unrelated.txt']));
+      await sandbox.destroy();
+    } finally {
+      if (previous === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = previous;
+      rmSync(temporary, { recursive: true, force: true });
+    }
   });
 
   it('gives HOME a directory of its own, removed with the sandbox', async () => {

@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { sweepRemovalsLeftBehind } from '../common/remove-tree.js';
 import { InProcessSandbox } from './in-process.sandbox.js';
 import type { BackendVersion, ProbeResult, Sandbox, SandboxBackend, SandboxSpec } from './sandbox-backend.js';
 
@@ -15,8 +16,16 @@ export const IN_PROCESS = 'in-process';
 export class InProcessBackend implements SandboxBackend {
   readonly kind = IN_PROCESS;
 
+  /** The sweep of sandboxes an earlier process left half-removed, started by the first `create`. */
+  private swept: Promise<number> | null = null;
+
   /** `path` is the PATH commands get (the server's own, so toolchains on it are found). */
   constructor(private readonly path: string = DEFAULT_PATH) {}
+
+  /** Resolves once the sweep the first `create` started is done, answering how many trees it removed (0 before any create). */
+  async leftBehindSwept(): Promise<number> {
+    return (await this.swept) ?? 0;
+  }
 
   /** Answers when it can make a working directory and start a shell in it. */
   async probe(): Promise<ProbeResult> {
@@ -44,6 +53,8 @@ export class InProcessBackend implements SandboxBackend {
    * Commands see only PATH, HOME, LANG and the run's variables.
    */
   async create(spec: SandboxSpec): Promise<Sandbox> {
+    // Sandboxes whose removal an earlier process's end cut short: freed behind this one's creation.
+    this.swept ??= sweepRemovalsLeftBehind(tmpdir()).catch(() => 0);
     const safe = spec.name.replace(/[^A-Za-z0-9_.-]/g, '_');
     const root = await mkdtemp(join(tmpdir(), `pipeline-service-${spec.runId.slice(0, 8)}-${safe}-`));
     const workdir = join(root, 'work');
