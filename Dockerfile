@@ -21,7 +21,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-COPY scripts/bundle-server.mjs ./scripts/
+COPY scripts/bundle-server.mjs scripts/package-of.mjs ./scripts/
 COPY web ./web
 RUN npm run build
 

@@ -21,6 +21,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'no
 import { builtinModules } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
+import { packageOf } from './package-of.mjs';
 
 const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
 const ENTRY = `${DIST}start-server.js`;
@@ -75,12 +76,6 @@ const { output } = await build({
 });
 
 /** `…/node_modules/@scope/name/…` → `@scope/name`, the last node_modules segment. */
-function packageOf(id) {
-  const at = id.lastIndexOf('/node_modules/');
-  if (at < 0) return null;
-  const parts = id.slice(at + '/node_modules/'.length).split('/');
-  return parts[0].startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0];
-}
 const manifest = {};
 for (const chunk of output) {
   if (chunk.type !== 'chunk') continue;

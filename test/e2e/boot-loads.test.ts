@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { packageOf } from '../../scripts/package-of.mjs';
 import { ROOT, type ServerProcess, embeddedDatabasePids, startServer, tempDir } from '../support/server-process.js';
 
 /**
@@ -23,13 +24,6 @@ const DEFERRED = [
 const isDeferred = (name: string): boolean => DEFERRED.some((d) => (/[/.]$/.test(d) ? name.startsWith(d) : name === d));
 
 /** `…/node_modules/@scope/name/…` → `@scope/name`; null outside node_modules. */
-function packageOf(url: string): string | null {
-  const at = url.lastIndexOf('/node_modules/');
-  if (at < 0) return null;
-  const parts = url.slice(at + '/node_modules/'.length).split('/');
-  return parts[0]!.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0]!;
-}
-
 /**
  * The packages the loaded URLs hold: those loaded from node_modules, and those bundled into the
  * chunks of dist/ that loaded (dist/bundle-packages.json, written by scripts/bundle-server.mjs).
