@@ -3,16 +3,17 @@
 // A separate entry because the cache must be on before the server's code is compiled, and a
 // static import is compiled before the importing module runs. The cache holds V8's compiled code
 // of the bundle, keyed by each file's content (a new build never reads an old entry), in the data
-// directory the server owns: `<SERVICE_DATA_DIR>/compile-cache`. NODE_COMPILE_CACHE=<dir> (Node's
+// directory the server owns: `<SERVICE_DATA_DIR>/compile-cache/<build>`. NODE_COMPILE_CACHE=<dir> (Node's
 // own variable) puts it elsewhere, NODE_DISABLE_COMPILE_CACHE=1 turns it off; one that cannot be
 // written costs nothing. Measured on `npm run bench:boot` (docs/operations.md#benchboot).
 import { enableCompileCache } from 'node:module';
-import { join } from 'node:path';
+import { compileCacheDirectory } from './common/compile-cache.js';
 import { readEnvironment } from './config/environment.js';
 
 // Built only: run from source (a test's replica), the cache would hold each of the ~700 transformed
 // modules and thousands of package modules, written all at once on the event loop 5 s after the
 // start; the bundle's few files take about 13 ms. (environment.js, read for the data directory,
-// is the one module compiled before the cache is on.)
-if (import.meta.url.endsWith('.js')) enableCompileCache(join(readEnvironment().dataDir, 'compile-cache'));
+// and compile-cache.js are the modules compiled before the cache is on.) One directory per build:
+// start-server.ts removes the other builds' once this one's is written.
+if (import.meta.url.endsWith('.js')) enableCompileCache(compileCacheDirectory(readEnvironment().dataDir, new URL('./start-server.js', import.meta.url)));
 await import('./start-server.js');

@@ -1,4 +1,6 @@
-import { flushCompileCache } from 'node:module';
+import { flushCompileCache, getCompileCacheDir } from 'node:module';
+import { dirname, resolve } from 'node:path';
+import { pruneOtherBuilds } from './common/compile-cache.js';
 import { readEnvironment } from './config/environment.js';
 import { createServer } from './server.js';
 import { startTracing } from './tracing/start-tracing.js';
@@ -17,4 +19,10 @@ try {
 }
 // The compile cache main.ts turned on is written once the server has started, not at exit (Node's
 // default), so that a stop stays quick; code loaded later is added at exit.
-setTimeout(() => flushCompileCache(), 5_000).unref();
+setTimeout(() => {
+  flushCompileCache();
+  // Only in the data directory's own cache (main.ts's), never in a NODE_COMPILE_CACHE of the operator's.
+  const written = getCompileCacheDir();
+  const build = written === undefined ? undefined : dirname(written);
+  if (build && dirname(build) === resolve(env.dataDir, 'compile-cache')) void pruneOtherBuilds(build);
+}, 5_000).unref();
