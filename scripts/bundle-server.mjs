@@ -17,6 +17,7 @@
 // (test/e2e/boot-loads.test.ts reads it to see what a boot loaded).
 //
 // Idempotent: dist/start-server.js is bundled only while it is tsc's output (it imports ./server.js).
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +27,7 @@ import { packageOf } from './package-of.mjs';
 const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
 const ENTRY = `${DIST}start-server.js`;
 const MANIFEST = `${DIST}bundle-packages.json`;
+const BUILD_ID = `${DIST}build-id.js`;
 /** What an earlier bundle left (tsc writes no file named so; `main-*` from builds before 2026-11-29's). */
 const CHUNK = /^(bundle|main)-.*\.js$/;
 
@@ -75,10 +77,16 @@ const { output } = await build({
   },
 });
 
-/** `…/node_modules/@scope/name/…` → `@scope/name`, the last node_modules segment. */
+// Each chunk's packages, for the boot-loads test.
 const manifest = {};
 for (const chunk of output) {
   if (chunk.type !== 'chunk') continue;
   manifest[chunk.fileName] = [...new Set(chunk.moduleIds.map(packageOf).filter(Boolean))].sort();
 }
 writeFileSync(MANIFEST, `${JSON.stringify(manifest, null, 1)}\n`);
+
+// The build's name for its compile cache (src/build-id.ts): the entry names every chunk it
+// imports by their content, so its own content tells builds apart.
+const entry = output.find((chunk) => chunk.type === 'chunk' && chunk.fileName === 'start-server.js');
+const buildId = createHash('sha256').update(entry.code).digest('hex').slice(0, 12);
+writeFileSync(BUILD_ID, `// Written by scripts/bundle-server.mjs.\nexport const BUILD_ID = '${buildId}';\n`);
