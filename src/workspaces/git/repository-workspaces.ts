@@ -220,7 +220,7 @@ export class RepositoryWorkspaces {
     try {
       await (early?.created ?? scratch.create(this.mirrors.pathFor(repo), prepared.commit));
       // A backend that can hands its tree over as entries: no second tar stream to encode and decode.
-      await scratch.unpack(async () => sandbox.readTree?.(prepared.mark) ?? tarEntries(await sandbox.getArchive()), prepared.commit);
+      await scratch.unpack(async () => sandbox.readTree?.(prepared.mark) ?? tarEntries(await sandbox.getArchive()));
       files = await scratch.stage(prepared.commit);
     } catch (error) {
       await this.removeScratch(prepared, scratch);

@@ -43,8 +43,8 @@ interface BaseFile {
 export class ScratchRepository {
   private readonly gitDir: string;
   private readonly workTree: string;
-  /** The files of the commit `create` read, listed while it read them. */
-  private baseListing: { commit: string; files: Promise<Map<string, BaseFile> | null> } | null = null;
+  /** The files of the commit `create` read, listed from the index it read (null: it has a submodule). */
+  private baseFiles: Promise<Map<string, BaseFile> | null> | null = null;
   /** The tree `stage` wrote of the index, which `commit` commits (nothing changes the index between). */
   private stagedTree: string | null = null;
   /** Work still reading this repository after its caller moved on (the mirror's update): `remove` waits for it. */
@@ -64,26 +64,26 @@ export class ScratchRepository {
     const read = this.git('reading the prepared commit', ['read-tree', commit]);
     // The index just read lists the commit's files: reading it costs a fraction of walking the
     // commit's trees again with ls-tree (10,000 files: under 10 ms against 30-50 ms of CPU).
-    const files = read.then(() => this.listIndex());
-    files.catch(() => undefined); // awaited by unpack; a failure here is read-tree's too
-    this.baseListing = { commit, files };
+    this.baseFiles = read.then(() => this.listIndex());
+    this.baseFiles.catch(() => undefined); // awaited by unpack; a failure here is read-tree's too
     await read;
   }
 
   /**
    * The sandbox's tree (`open` answers its entries; asked again when the tree must be written whole) into
-   * the working tree, `.git` entries skipped, escapes refused; files `base` holds as they are stay
-   * unwritten. The whole tree is written when `base` has a submodule, or the tree a
-   * `.gitattributes` (filters and line endings make a file's bytes differ from its blob) or a hard
-   * link to an unwritten file.
+   * the working tree, `.git` entries skipped, escapes refused; files the commit `create` read holds
+   * as they are stay unwritten. The whole tree is written when that commit has a submodule, or the
+   * tree a `.gitattributes` (filters and line endings make a file's bytes differ from its blob) or a
+   * hard link to an unwritten file.
    */
-  async unpack(open: () => Promise<AsyncIterable<TreeEntry>>, base: string): Promise<void> {
-    const known = await (this.baseListing?.commit === base ? this.baseListing.files : this.listFiles(base));
+  async unpack(open: () => Promise<AsyncIterable<TreeEntry>>): Promise<void> {
+    if (this.baseFiles === null) throw new Error('unpack() before create(): there is no index to compare with');
+    const known = await this.baseFiles;
     if (known) {
       try {
         const { kept } = await this.unpackChecked(await open(), {
           unchanged: (path, mode, content) => sameAsBase(known.get(path), path, mode, content),
-          // The tree was marked right after `base` was put in: a file unchanged since holds its blob.
+          // The tree was marked right after the commit was put in: a file unchanged since holds its blob.
           unchangedMarked: (path, mode) => keptAsBase(known.get(path), path, mode),
         });
         if (kept.size > 0) await this.git('marking the unchanged files', ['update-index', '--skip-worktree', '-z', '--stdin'], { input: [...kept].join('\0') + '\0' });
@@ -97,21 +97,7 @@ export class ScratchRepository {
     await this.unpackChecked(await open());
   }
 
-  /** The files of `base` by path; null when it has a submodule (its tree entry is no file to compare). */
-  private async listFiles(base: string): Promise<Map<string, BaseFile> | null> {
-    const listing = await this.git('listing the prepared commit', ['ls-tree', '-r', '-z', '--full-tree', base]);
-    const files = new Map<string, BaseFile>();
-    for (const record of listing.split('\0')) {
-      if (!record) continue;
-      const tab = record.indexOf('\t');
-      const [mode, type, sha] = record.slice(0, tab).split(' ');
-      if (type !== 'blob' || !mode || !sha) return null;
-      files.set(record.slice(tab + 1), { mode, sha });
-    }
-    return files;
-  }
-
-  /** The same as `listFiles` of the commit `create` read, from the index it read (every entry at stage 0). */
+  /** The files of the index `create` read (every entry at stage 0) by path; null when one is a submodule (no file to compare). */
   private async listIndex(): Promise<Map<string, BaseFile> | null> {
     const listing = await this.git('listing the prepared commit', ['ls-files', '--stage', '-z']);
     const files = new Map<string, BaseFile>();
