@@ -34,24 +34,22 @@ export class TreeMarks {
    * mark. `now`: when the mark starts (tests set it to place a file's change time against it).
    */
   async note(root: string, paths: Iterable<{ path: string; isFile: boolean }>, now = Date.now()): Promise<TreeMark> {
-    const mark: TreeMark = { takenAt: now };
-    const cutoff = mark.takenAt - RACY_MS;
-    const files = new Map<string, FileIdentity>();
+    const seen = new Map<string, FileIdentity>();
     const slices = new TimeSlices();
     for (const { path, isFile } of paths) {
       if (!isFile) continue;
       await slices.yieldIfDue();
       const stats = lookAt(root, path);
-      if (stats?.isFile() && stats.ctimeMs < cutoff) files.set(path, identityOf(stats));
+      if (stats?.isFile()) seen.set(path, identityOf(stats));
     }
-    this.marks.set(mark, files);
-    return mark;
+    return this.noteWritten(seen, now);
   }
 
   /**
    * The same as `note`, from what the writer of each file saw of it right after writing it (its
    * `fstat`), instead of looking at the tree again: for a tree put in by an unpack that wrote every
-   * file, before anything else ran in the sandbox.
+   * file, before anything else ran in the sandbox. Either way, the files changed too close to the
+   * mark are left out here.
    */
   noteWritten(written: ReadonlyMap<string, FileIdentity>, now = Date.now()): TreeMark {
     const mark: TreeMark = { takenAt: now };
