@@ -3,9 +3,9 @@
 // A separate entry because the cache must be on before the server's code is compiled, and a
 // static import is compiled before the importing module runs. The cache holds V8's compiled code
 // of the bundle, keyed by each file's content (a new build never reads an old entry), in the data
-// directory the server owns: `<SERVICE_DATA_DIR>/compile-cache/<build>`. NODE_COMPILE_CACHE=<dir> (Node's
-// own variable) puts it elsewhere, NODE_DISABLE_COMPILE_CACHE=1 turns it off; one that cannot be
-// written costs nothing. Measured on `npm run bench:boot` (docs/operations.md#benchboot).
+// directory the server owns: `<SERVICE_DATA_DIR>/compile-cache/build-<id>`. NODE_COMPILE_CACHE=<dir>
+// (Node's own variable) puts it elsewhere, NODE_DISABLE_COMPILE_CACHE=1 turns it off; one that
+// cannot be written costs nothing. Measured on `npm run bench:boot` (docs/operations.md#benchboot).
 import { enableCompileCache } from 'node:module';
 import { join } from 'node:path';
 import { BUILD_ID } from './build-id.js';
