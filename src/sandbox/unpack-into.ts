@@ -1,18 +1,14 @@
 import { lstat, realpath, symlink, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Readable, Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { type ExtractEvents, extract } from 'tar-stream';
 import { FileSink } from './file-sink.js';
 import { PendingFileWrites } from './pending-file-writes.js';
 import { SYNC_FILE_BYTES, SyncFileWrites } from './sync-file-writes.js';
 import { TimeSlices } from './time-slices.js';
 import type { FileIdentity } from './tree-marks.js';
 import { entryPath } from './tar-entry-path.js';
+import { type TarEvent, type TarHeader, TarReader } from './tar-reader.js';
 import { VerifiedDirectories } from './verified-directories.js';
-
-/** One entry of an archive being read: its header, and its content as a stream. */
-type Entry = ExtractEvents['entry'][1];
 
 /**
  * Unpacks a tar stream into `dir` (which must exist), streaming: file contents go to disk as they
@@ -36,30 +32,41 @@ export async function unpackInto(dir: string, tar: Readable, syncWrites = new Sy
     tar.destroy();
     throw error;
   });
-  const directories = new VerifiedDirectories(root, () => syncWrites.enabled);
   const writes = new PendingFileWrites();
+  const entries = new EntryWriter(root, new VerifiedDirectories(root, () => syncWrites.enabled), writes, syncWrites, written);
+  const reader = new TarReader();
   const slices = new TimeSlices();
-  const entries = extract();
-  const counter = byteCounter();
-  const feeding = pipeline(tar, counter.stream, entries);
-  feeding.catch(() => undefined); // awaited below, whichever way the loop ends
+  let bytes = 0;
+  let refusal: unknown = null;
   try {
-    for await (const entry of entries) {
-      writes.throwIfFailed();
-      await writeEntry(root, directories, writes, syncWrites, entry, written);
-      // Each await costs a turn of the microtask queue: with 10,000 entries, only await what is pending.
-      const slice = slices.yieldIfDue();
-      if (slice) await slice;
+    // Leaving this loop by a throw destroys the stream, so its producer does not wait forever.
+    for await (const chunk of tar as AsyncIterable<Buffer>) {
+      bytes += chunk.length;
+      try {
+        for (const event of reader.read(chunk)) {
+          // Each await costs a turn of the microtask queue: with 10,000 entries, only await what is pending.
+          const step = entries.take(event);
+          if (step) await step;
+          if (event.kind !== 'end') continue;
+          const slice = slices.yieldIfDue();
+          if (slice) await slice;
+        }
+      } catch (error) {
+        refusal = error;
+        throw error;
+      }
     }
+    reader.finish();
     await writes.settle();
     writes.throwIfFailed();
   } catch (error) {
+    entries.abandon();
     await writes.settle();
-    throw (await feedFailure(feeding)) ?? writes.failure ?? error;
+    // A broken stream says why itself; a refusal may follow a file that failed to write before it.
+    throw error === refusal ? writes.failure ?? error : error;
   }
-  await feeding;
   // Even an empty tree is 1 KiB of end-of-archive marker: no bytes at all means the tree was lost on the way.
-  if (counter.bytes() === 0) throw new Error('the archive is empty (not even an end-of-archive marker): the tree did not arrive');
+  if (bytes === 0) throw new Error('the archive is empty (not even an end-of-archive marker): the tree did not arrive');
 }
 
 /**
@@ -84,62 +91,130 @@ export function byteCounter(): { stream: Transform; bytes(): number } {
   return { stream, bytes: () => bytes };
 }
 
-/**
- * Why the feed failed, if that is why the unpack stopped: a truncated or broken stream shows in
- * the entry being written only as "destroyed". Leaving the loop on a refusal cuts the feed short
- * ("Premature close"), which is the refusal's doing and says nothing.
- */
-async function feedFailure(feeding: Promise<void>): Promise<Error | undefined> {
-  const error = await feeding.then(() => undefined, (failure: NodeJS.ErrnoException) => failure);
-  return error?.code === 'ERR_STREAM_PREMATURE_CLOSE' ? undefined : error;
-}
+/** The entry being written: its content gathered for one synchronous write, streamed to a file, or not content at all. */
+type Current =
+  | { kind: 'gather'; path: string; name: string; mode: number; parts: Buffer[] }
+  | { kind: 'stream'; path: string; name: string; sink: FileSink }
+  | { kind: 'none' };
 
-async function writeEntry(root: string, directories: VerifiedDirectories, writes: PendingFileWrites, syncWrites: SyncFileWrites, entry: Entry, written?: WrittenFiles): Promise<void> {
-  const { name, type, mode, linkname } = entry.header;
-  const path = entryPath(name);
-  written?.files.delete(path); // whatever is written there now, an identity noted before is not its own
-  const refusal = (error: unknown) => new Error(`tar entry "${name}" is refused: ${(error as Error).message}`, { cause: error });
-  try {
-    if (path === '') {
-      if (type === 'directory') return;
-      throw new Error('it names the directory itself');
+const NONE: Current = { kind: 'none' };
+
+/** Writes the reader's entries as they come: most steps finish at once and answer undefined, not a promise. */
+class EntryWriter {
+  private current: Current = NONE;
+
+  constructor(
+    private readonly root: string,
+    private readonly directories: VerifiedDirectories,
+    private readonly writes: PendingFileWrites,
+    private readonly syncWrites: SyncFileWrites,
+    private readonly written: WrittenFiles | undefined,
+  ) {}
+
+  take(event: TarEvent): Promise<void> | undefined {
+    switch (event.kind) {
+      case 'header':
+        return this.begin(event.header);
+      case 'data':
+        return this.data(event.bytes);
+      case 'end':
+        return this.end();
     }
-    const pending = writes.before(path);
-    if (pending) await pending;
+  }
+
+  /** After a failure: a file still open is closed (the unpack waits for it with the rest). */
+  abandon(): void {
+    const current = this.current;
+    this.current = NONE;
+    if (current.kind === 'stream') this.writes.add(current.path, current.sink.finish(), refusalOf(current.name));
+  }
+
+  private begin(header: TarHeader): Promise<void> | undefined {
+    this.writes.throwIfFailed();
+    const { name } = header;
+    const path = entryPath(name);
+    this.written?.files.delete(path); // whatever is written there now, an identity noted before is not its own
+    return refusing(name, () => {
+      if (path === '') {
+        if (header.type === 'directory') return undefined;
+        throw new Error('it names the directory itself');
+      }
+      const pending = this.writes.before(path);
+      return pending ? pending.then(() => refusing(name, () => this.place(header, path))) : this.place(header, path);
+    });
+  }
+
+  private place(header: TarHeader, path: string): Promise<void> | undefined {
+    const { name, type, mode, linkname } = header;
     switch (type) {
       case 'file':
       case 'contiguous-file': {
-        const parent = directories.prepareParentOf(path);
-        if (parent) await parent;
-        const fileMode = mode !== undefined && (mode & 0o111) !== 0 ? 0o755 : 0o644;
-        if (syncWrites.enabled && (entry.header.size ?? 0) <= SYNC_FILE_BYTES) {
-          const chunks: Buffer[] = [];
-          for await (const chunk of entry) chunks.push(chunk as Buffer);
-          const identity = syncWrites.write(`${root}/${path}`, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks), fileMode, written !== undefined);
-          if (identity) written?.files.set(path, identity);
-          return;
-        }
-        if (written) written.complete = false;
-        const sink = new FileSink(join(root, path), fileMode);
-        try {
-          for await (const chunk of entry) if (!sink.write(chunk as Buffer)) await sink.drained();
-        } finally {
-          writes.add(path, sink.finish(), refusal);
-        }
-        return;
+        const fileMode = (mode & 0o111) !== 0 ? 0o755 : 0o644;
+        const parent = this.directories.prepareParentOf(path);
+        return parent ? parent.then(() => this.open(name, path, fileMode, header.size)) : this.open(name, path, fileMode, header.size);
       }
       case 'directory':
-        return await directories.placeDirectory(path);
+        return this.directories.placeDirectory(path);
       case 'symlink':
         if (!linkname) throw new Error('the link has no target');
-        await directories.prepareParentOf(path);
-        return await placeSymlink(join(root, path), linkname);
+        return (async () => {
+          await this.directories.prepareParentOf(path);
+          await placeSymlink(join(this.root, path), linkname);
+        })();
       default:
         throw new Error(`${type ?? 'unknown'} entries are not supported (only files, directories and symbolic links)`);
     }
+  }
+
+  private open(name: string, path: string, mode: number, size: number): undefined {
+    if (this.syncWrites.enabled && size <= SYNC_FILE_BYTES) {
+      this.current = { kind: 'gather', path, name, mode, parts: [] };
+      return undefined;
+    }
+    if (this.written) this.written.complete = false;
+    this.current = { kind: 'stream', path, name, sink: new FileSink(join(this.root, path), mode) };
+    return undefined;
+  }
+
+  private data(bytes: Buffer): Promise<void> | undefined {
+    const current = this.current;
+    if (current.kind === 'gather') current.parts.push(bytes);
+    else if (current.kind === 'stream' && !current.sink.write(bytes)) return current.sink.drained();
+    return undefined;
+  }
+
+  private end(): undefined {
+    const current = this.current;
+    this.current = NONE;
+    if (current.kind === 'stream') this.writes.add(current.path, current.sink.finish(), refusalOf(current.name));
+    if (current.kind !== 'gather') return undefined;
+    const { path, name, mode, parts } = current;
+    refusing(name, () => {
+      const content = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+      const identity = this.syncWrites.write(`${this.root}/${path}`, content, mode, this.written !== undefined);
+      if (identity) this.written?.files.set(path, identity);
+      return undefined;
+    });
+    return undefined;
+  }
+}
+
+/** Runs a step of entry `name`, its failure (at once or later) told as that entry's refusal. */
+function refusing(name: string, step: () => Promise<void> | undefined): Promise<void> | undefined {
+  const refusal = refusalOf(name);
+  let pending: Promise<void> | undefined;
+  try {
+    pending = step();
   } catch (error) {
     throw refusal(error);
   }
+  return pending?.catch((error: unknown) => {
+    throw refusal(error);
+  });
+}
+
+function refusalOf(name: string): (error: unknown) => Error {
+  return (error) => new Error(`tar entry "${name}" is refused: ${(error as Error).message}`, { cause: error });
 }
 
 async function placeSymlink(target: string, linkname: string): Promise<void> {
