@@ -1,10 +1,14 @@
 import type { ChildProcess } from 'node:child_process';
+import type { LaunchedCommand } from './launcher/process-launcher.js';
+
+type Child = ChildProcess | LaunchedCommand;
 
 /** Grace between SIGTERM and SIGKILL when a command overruns its time. */
 const KILL_GRACE_MS = 2000;
 
 /** Signals the child's whole process group (it was spawned `detached`), so its own children go too. */
-export function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+export function signalGroup(child: Child, signal: NodeJS.Signals): void {
+  if ('signalGroup' in child) return child.signalGroup(signal);
   if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
   try {
     process.kill(-child.pid, signal);
@@ -20,7 +24,7 @@ export interface GroupDeadline {
   clear(): void;
 }
 
-export function groupDeadline(child: ChildProcess, timeoutMs: number): GroupDeadline {
+export function groupDeadline(child: Child, timeoutMs: number): GroupDeadline {
   let timedOut = false;
   let killTimer: NodeJS.Timeout | undefined;
   const timer = setTimeout(() => {

@@ -1,5 +1,5 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import type { Readable } from 'node:stream';
+import { type LaunchedCommand, processLauncher } from '../common/launcher/process-launcher.js';
 import { groupDeadline, signalGroup } from '../common/process-group.js';
 import { removeTreeBehind } from '../common/remove-tree.js';
 import { forEachOutputLine } from './output-lines.js';
@@ -24,7 +24,7 @@ export interface SandboxDirectories {
  * environment it is given. Trees move in and out with the host-directory tar helpers.
  */
 export class InProcessSandbox implements Sandbox {
-  private readonly running = new Set<ChildProcess>();
+  private readonly running = new Set<LaunchedCommand>();
   private readonly marks = new TreeMarks();
   /**
    * What `putArchive` wrote into the tree while nothing else could change it (no command has run
@@ -49,7 +49,7 @@ export class InProcessSandbox implements Sandbox {
     if (this.destroyed) return Promise.reject(this.destroyedError());
     this.written = null; // the command may change any file
     return new Promise((resolve, reject) => {
-      const child = spawn('/bin/sh', ['-c', command], {
+      const child = processLauncher.launch('/bin/sh', ['-c', command], {
         cwd: this.workdir,
         env: { ...this.env, ...options.env },
         detached: true,
@@ -60,7 +60,7 @@ export class InProcessSandbox implements Sandbox {
       const abort = () => signalGroup(child, 'SIGKILL');
       options.signal?.addEventListener('abort', abort, { once: true });
       if (options.signal?.aborted) abort();
-      const drained = forEachOutputLine(child.stdout, child.stderr, options.onLine);
+      const drained = forEachOutputLine(child.stdout!, child.stderr!, options.onLine);
       child.once('error', (error) => {
         deadline.clear();
         options.signal?.removeEventListener('abort', abort);

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { processLauncher } from '../../common/launcher/process-launcher.js';
 import { PassThrough, type Readable } from 'node:stream';
 import { scrubSecrets } from '../../common/secret-scrubber.js';
 import { groupDeadline, signalGroup } from '../../common/process-group.js';
@@ -91,7 +91,7 @@ export class GitCli {
       variables: options.variables,
     });
     // Its own process group, so a timeout also ends git-remote-http, index-pack and pack-objects.
-    const child = spawn('git', args, { cwd: options.cwd, env, detached: true, stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    const child = processLauncher.launch('git', args, { cwd: options.cwd, env, detached: true, stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
     if (options.input !== undefined) child.stdin?.end(options.input);
     let stderr = '';
     child.stderr?.setEncoding('utf8').on('data', (text: string) => {
