@@ -34,7 +34,6 @@ export async function serveDashboard(app: NestFastifyApplication): Promise<void>
     void reply.header(DASHBOARD_BUILD_HEADER, bundle.build);
   });
 
-  await app.register(helmet, { global: false });
   if (!bundle.dir) return;
   const dir = bundle.dir;
   await app.register(fastifyStatic, { root: join(dir, 'assets'), prefix: '/assets/', maxAge: YEAR_SECONDS * 1000, immutable: true, index: false });
@@ -50,8 +49,12 @@ export async function serveDashboard(app: NestFastifyApplication): Promise<void>
     await reply.helmet({ contentSecurityPolicy: { useDefaults: false, directives: directivesFor(config.config.auth?.authority ?? null) } });
     return reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(indexHtml);
   };
-  fastify.get('/', page);
-  fastify.get('/*', page);
+  // Helmet's hooks run on every request of the context it is registered in: only the page needs them.
+  await fastify.register(async (pages) => {
+    await pages.register(helmet, { global: false });
+    pages.get('/', page);
+    pages.get('/*', page);
+  });
 }
 
 function acceptsHtml(request: FastifyRequest): boolean {
