@@ -17,6 +17,7 @@ import { RepositoryWorkspaces } from './git/repository-workspaces.js';
 import { PullRequestRecordsService } from './publishing/pull-request-records.service.js';
 import { RunWorkspace } from './run-workspace.js';
 import { WORKSPACE_OPTIONS, type WorkspaceOptions } from './workspace.options.js';
+import { processLauncher } from '../common/launcher/process-launcher.js';
 
 /** A scratch checkout lives from a run's last step to its push: one older than this was abandoned. */
 const STALE_SCRATCH_MS = 6 * 60 * 60_000;
@@ -57,6 +58,7 @@ export class WorkspacesService implements OnModuleInit, OnModuleDestroy {
    * ones: another replica sharing the data directory may be publishing from its own right now.
    */
   async onModuleInit(): Promise<void> {
+    processLauncher.reportUnavailableTo((message) => this.logger.warn(message));
     const root = join(this.dataDir, 'workspaces');
     const names = await readdir(root).catch(() => [] as string[]);
     let removed = 0;

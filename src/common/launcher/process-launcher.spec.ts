@@ -108,6 +108,9 @@ describe('ProcessLauncher', () => {
       const result = await finished(child, 'direct\n');
       expect(result.code).toBe(4);
       expect(result.stdout.toString()).toBe(`direct ${process.pid}\n`);
+      const told: string[] = [];
+      fallback.reportUnavailableTo((message) => told.push(message));
+      expect(told).toEqual([expect.stringContaining('the process launcher could not start (ENOENT')]);
     } finally {
       if (saved === undefined) delete process.env.TMPDIR;
       else process.env.TMPDIR = saved;

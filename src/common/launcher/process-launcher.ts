@@ -7,7 +7,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { Logger } from '@nestjs/common';
 import { PACKAGE_ROOT } from '../../paths.js';
 import type { LaunchAnswer, LaunchRequest } from './launcher.process.js';
 
@@ -43,6 +42,18 @@ const START_TIMEOUT_MS = 10_000;
  */
 export class ProcessLauncher {
   private helper: Promise<Helper | null> | null = null;
+  private unavailable: string | null = null;
+  private readonly reporters: ((message: string) => void)[] = [];
+
+  /**
+   * Where to tell that the helper could not start (the server's log). No logger is imported here:
+   * Nest's, imported by this framework-free module, would land in a bundle chunk evaluated before
+   * reflect-metadata is loaded, and the bundled server would not start.
+   */
+  reportUnavailableTo(report: (message: string) => void): void {
+    this.reporters.push(report);
+    if (this.unavailable) report(this.unavailable);
+  }
 
   launch(file: string, args: readonly string[], options: LaunchOptions): LaunchedCommand {
     const command = new RemoteCommand(options);
@@ -62,7 +73,8 @@ export class ProcessLauncher {
 
   private helperReady(): Promise<Helper | null> {
     this.helper ??= Helper.start().catch((error: unknown) => {
-      new Logger('ProcessLauncher').warn(`the process launcher could not start (${(error as Error).message}): commands are forked from the server itself`);
+      this.unavailable = `the process launcher could not start (${(error as Error).message}): commands are forked from the server itself`;
+      for (const report of this.reporters) report(this.unavailable);
       return null;
     });
     return this.helper.then((helper) => {
