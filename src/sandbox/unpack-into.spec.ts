@@ -131,6 +131,14 @@ describe.each([
       expect(archive.destroyed).toBe(true);
     });
 
+    it('once, with its reason told once, also behind a large file still being written', async () => {
+      symlinkSync(outside, join(dir, 'out'));
+      const archive = tarOf([{ name: 'big', content: Buffer.alloc(3_000_000, 1) }, { name: 'out/file', content: 'x' }]);
+      const error = await unpackInto(dir, archive).catch((failure: Error) => failure);
+      expect((error as Error).message).toBe('tar entry "out/file" is refused: out is a symbolic link, and nothing is written through one');
+      expect(existsSync(join(outside, 'file'))).toBe(false);
+    });
+
     it('through a link already in the directory, even one pointing inside it', async () => {
       symlinkSync(outside, join(dir, 'out'));
       await expect(unpackInto(dir, tarOf([{ name: 'out/deeper/file', content: 'x' }]))).rejects.toThrow('out is a symbolic link');

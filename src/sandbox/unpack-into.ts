@@ -140,7 +140,8 @@ class EntryWriter {
         throw new Error('it names the directory itself');
       }
       const pending = this.writes.before(path);
-      return pending ? pending.then(() => refusing(name, () => this.place(header, path))) : this.place(header, path);
+      // A failure after the wait is told by this `refusing` too: wrapped once, not twice.
+      return pending ? pending.then(() => this.place(header, path)) : this.place(header, path);
     });
   }
 
