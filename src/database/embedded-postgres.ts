@@ -2,8 +2,7 @@ import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { fork } from 'node:child_process';
 import { createConnection } from 'node:net';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { PACKAGE_ROOT } from '../paths.js';
+import { forkedScript } from '../common/forked-script.js';
 
 /**
  * The embedded default database: PGlite (real PostgreSQL compiled to WebAssembly) under
@@ -33,7 +32,7 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
     throw new Error(`embedded database in ${dir} is already served by another process (only one may use a data directory; stop it first)`);
   }
   rmSync(socketPath, { force: true });
-  const child = fork(processScript(), [pgdata, socketPath], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [] });
+  const child = fork(forkedScript(import.meta.url, 'database', 'embedded-postgres'), [pgdata, socketPath], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [] });
   await new Promise<void>((ready, fail) => {
     const timer = setTimeout(() => fail(new Error(`embedded database did not start within ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS);
     child.once('message', (message: { ready?: boolean; error?: string }) => {
@@ -61,15 +60,6 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
       clearTimeout(timer);
     },
   };
-}
-
-/**
- * The built script in dist/database/ (this module may be bundled into dist/start-server.js, so not looked
- * for beside it); from source (tests), the `.ts` beside this module, which Node runs directly.
- */
-function processScript(): string {
-  const built = join(PACKAGE_ROOT, 'dist', 'database', 'embedded-postgres.process.js');
-  return import.meta.url.endsWith('.js') && existsSync(built) ? built : fileURLToPath(new URL('./embedded-postgres.process.ts', import.meta.url));
 }
 
 /** True when a server answers on the socket. */

@@ -1,13 +1,12 @@
 import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { type Server, type Socket, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
-import { PACKAGE_ROOT } from '../../paths.js';
+import { forkedScript } from '../forked-script.js';
 import type { LaunchAnswer, LaunchRequest } from './launcher.process.js';
 
 export interface LaunchOptions {
@@ -117,7 +116,7 @@ class Helper {
       await new Promise<void>((resolve, reject) => server.once('error', reject).listen(path, resolve));
       server.unref();
       // Nothing of the server's environment (its secrets) goes to the helper: each command brings its own.
-      const child = fork(launcherScript(), [path], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [], env: { PATH: process.env.PATH ?? '' } });
+      const child = fork(forkedScript(import.meta.url, 'common/launcher', 'launcher'), [path], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [], env: { PATH: process.env.PATH ?? '' } });
       child.unref();
       child.channel?.unref();
       await new Promise<void>((resolve, reject) => {
@@ -161,8 +160,13 @@ class Helper {
   }
 
   close(): void {
-    this.alive = false;
     this.child.disconnect?.();
+    this.release();
+  }
+
+  /** No more commands here: the socket and its directory go. */
+  private release(): void {
+    this.alive = false;
     this.server.close();
     rmSync(this.dir, { recursive: true, force: true });
   }
@@ -175,9 +179,7 @@ class Helper {
   }
 
   private gone(reason: string): void {
-    this.alive = false;
-    this.server.close();
-    rmSync(this.dir, { recursive: true, force: true });
+    this.release();
     for (const [id, command] of this.commands) command.answer({ id, error: reason });
     this.commands.clear();
     this.byToken.clear();
@@ -326,14 +328,6 @@ class RemoteCommand extends EventEmitter implements LaunchedCommand {
   private maybeClose(): void {
     if (this.exited && this.openStreams === 0) this.emit('close', this.exitCode, this.signalCode);
   }
-}
-
-function launcherScript(): string {
-  const sibling = fileURLToPath(new URL('./launcher.process.js', import.meta.url));
-  if (import.meta.url.endsWith('.js') && existsSync(sibling)) return sibling;
-  const built = join(PACKAGE_ROOT, 'dist', 'common', 'launcher', 'launcher.process.js');
-  if (import.meta.url.endsWith('.js') && existsSync(built)) return built;
-  return fileURLToPath(new URL('./launcher.process.ts', import.meta.url));
 }
 
 /** The process's launcher: its helper starts with the first command. */
